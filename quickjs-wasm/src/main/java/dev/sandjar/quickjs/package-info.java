@@ -1,0 +1,2 @@
+/** QuickJS-ng on Chicory. */
+package dev.sandjar.quickjs;
