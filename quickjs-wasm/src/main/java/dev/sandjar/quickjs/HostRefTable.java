@@ -1,0 +1,74 @@
+package dev.sandjar.quickjs;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Host functions by integer id, as QuickJS's function objects refer to them. An entry is dropped
+ * when QuickJS frees the function object ({@code freeHostRef}). Each call is checked against the
+ * context the function was made in. Engine thread only.
+ */
+final class HostRefTable {
+    private record Entry(JsContext context, String name, HostFunction fn) {}
+
+    private final Map<Integer, Entry> entries = new HashMap<>();
+    private int nextId = 1;
+
+    int add(JsContext context, String name, HostFunction fn) {
+        while (entries.containsKey(nextId) || nextId == 0) {
+            nextId++;
+        }
+        int id = nextId++;
+        entries.put(id, new Entry(context, name, fn));
+        return id;
+    }
+
+    void free(int id) {
+        entries.remove(id);
+    }
+
+    int size() {
+        return entries.size();
+    }
+
+    /** Calls the host function; returns an owned JSValue* (possibly the exception marker). */
+    int callFunction(QuickJsEngine engine, int ctx, int thisPtr, int argc, int argv, int id) {
+        Entry entry = entries.get(id);
+        JsContext context = engine.contexts.get(ctx);
+        if (context == null) {
+            throw engine.markBroken(
+                    "host function " + id + " called from an unknown context", null);
+        }
+        if (entry == null || entry.context() != context) {
+            return context.throwError("Error", "host function " + id + " is not available here");
+        }
+        Ffi ffi = engine.ffi();
+        List<JsValue> args = new ArrayList<>(argc);
+        JsValue self = JsValue.borrowed(context, thisPtr);
+        try {
+            for (int i = 0; i < argc; i++) {
+                args.add(JsValue.borrowed(context, ffi.call(ffi.argvGet, argv, i)));
+            }
+            JsValue result;
+            try {
+                result = entry.fn().call(context, self, List.copyOf(args));
+            } catch (JsException e) {
+                return context.throwError(e.error().name(), e.error().message());
+            } catch (StackOverflowError | EngineFailureException e) {
+                throw e;
+            } catch (RuntimeException | Error e) {
+                String message =
+                        e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                return context.throwError("Error", message);
+            }
+            return result == null ? 0 : context.consume(result);
+        } finally {
+            self.invalidate();
+            for (JsValue a : args) {
+                a.invalidate();
+            }
+        }
+    }
+}
