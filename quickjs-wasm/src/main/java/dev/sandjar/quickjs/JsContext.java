@@ -16,6 +16,7 @@ public final class JsContext implements AutoCloseable {
     private static final int EVAL_TYPE_GLOBAL = 0;
     private static final int EVAL_TYPE_MODULE = 1;
     private static final int EVAL_FLAG_STRICT = 1 << 3;
+    private static final int EVAL_FLAG_COMPILE_ONLY = 1 << 5;
 
     /** Promise states, as {@code JS_PromiseState} reports them. */
     public enum PromiseState {
@@ -156,6 +157,38 @@ public final class JsContext implements AutoCloseable {
     public JsResult evalModule(String code, String moduleName) {
         return eval(code, moduleName, EVAL_TYPE_MODULE | EVAL_FLAG_STRICT);
     }
+
+    /**
+     * Evaluates {@code code} as a script when it parses as one, else as an ES module (so code with
+     * static {@code import}/{@code export} or top-level {@code await} runs as a module). The result
+     * says which.
+     */
+    public Evaluated evalDetect(String code, String filename) {
+        boolean script;
+        byte[] bytes = code.getBytes(StandardCharsets.UTF_8);
+        int src = ffi.copyIn(bytes);
+        int name = ffi.cString(filename);
+        try (JsResult compiled =
+                result(
+                        ffi.call(
+                                ffi.eval,
+                                ptr(),
+                                src,
+                                bytes.length,
+                                name,
+                                0,
+                                EVAL_TYPE_GLOBAL | EVAL_FLAG_COMPILE_ONLY))) {
+            script = compiled.isOk();
+        } finally {
+            ffi.free(src);
+            ffi.free(name);
+        }
+        return new Evaluated(
+                script ? evalScript(code, filename) : evalModule(code, filename), !script);
+    }
+
+    /** The outcome of {@link #evalDetect}: the result and whether the code ran as a module. */
+    public record Evaluated(JsResult result, boolean module) {}
 
     private JsResult eval(String code, String filename, int flags) {
         int ctx = ptr();
