@@ -1,0 +1,134 @@
+package dev.sandjar.quickjs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class EnginePoolTest {
+
+    private static double eval(QuickJsEngine engine, String code) {
+        return engine.call(
+                e -> {
+                    try (JsRuntime rt = e.newRuntime()) {
+                        try (JsValue v = rt.newContext().evalScript(code, "p.js").orThrow()) {
+                            return v.asNumber();
+                        }
+                    }
+                });
+    }
+
+    @Test
+    void trappedInstanceIsReplacedAndPoolKeepsServing() {
+        try (EnginePool pool = new EnginePool(1, EngineOptions.defaults())) {
+            QuickJsEngine first;
+            try (EnginePool.Lease lease = pool.acquire()) {
+                first = lease.engine();
+                assertEquals(2.0, eval(first, "1 + 1"));
+                // Read far outside linear memory: a real WebAssembly trap inside the engine.
+                EngineFailureException trap =
+                        assertThrows(
+                                EngineFailureException.class,
+                                () ->
+                                        first.call(
+                                                e ->
+                                                        e.ffi()
+                                                                .call(
+                                                                        e.ffi().getFloat64,
+                                                                        0,
+                                                                        0x7FFF_FFF0)));
+                assertTrue(trap.getMessage().contains("trapped"), trap.getMessage());
+                assertTrue(first.isBroken());
+                assertThrows(EngineFailureException.class, () -> eval(first, "1"));
+            }
+            try (EnginePool.Lease lease = pool.acquire()) {
+                assertNotSame(first, lease.engine());
+                assertEquals(5.0, eval(lease.engine(), "2 + 3"));
+            }
+        }
+    }
+
+    @Test
+    void concurrentCallersEachGetTheirOwnEngine() throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(4);
+        try (EnginePool pool = new EnginePool(2, EngineOptions.defaults())) {
+            List<Future<Double>> results = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                int n = i;
+                results.add(
+                        callers.submit(
+                                () -> {
+                                    try (EnginePool.Lease lease = pool.acquire()) {
+                                        return eval(
+                                                lease.engine(),
+                                                "let s = 0; for (let i = 0; i <= "
+                                                        + n
+                                                        + "; i++) s += i; s");
+                                    }
+                                }));
+            }
+            for (int i = 0; i < 16; i++) {
+                assertEquals(i * (i + 1) / 2.0, results.get(i).get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    @Test
+    void leaseCannotBeReturnedTwice() {
+        try (EnginePool pool = new EnginePool(1, EngineOptions.defaults())) {
+            EnginePool.Lease lease = pool.acquire();
+            lease.close();
+            assertThrows(IllegalStateException.class, lease::close);
+            assertThrows(IllegalStateException.class, lease::engine);
+        }
+    }
+
+    @Test
+    void growthPastTheMemoryMaximumIsRefusedInsideTheGuest() {
+        EngineOptions small = EngineOptions.builder().withMaxMemoryPages(512).build();
+        try (QuickJsEngine engine = QuickJsEngine.create(small)) {
+            String s =
+                    engine.call(
+                            e -> {
+                                try (JsRuntime rt = e.newRuntime()) {
+                                    JsContext ctx = rt.newContext();
+                                    try (JsValue v =
+                                            ctx.evalScript(
+                                                            "let r; try { new ArrayBuffer(64 * 1024"
+                                                                + " * 1024); } catch (err) { r ="
+                                                                + " err.name + ': ' + err.message;"
+                                                                + " } r",
+                                                            "big.js")
+                                                    .orThrow()) {
+                                        return v.asString() + "|" + e.memoryPages();
+                                    }
+                                }
+                            });
+            assertTrue(s.contains("out of memory"), s);
+            assertTrue(Integer.parseInt(s.substring(s.indexOf('|') + 1)) <= 512, s);
+        }
+    }
+
+    @Test
+    void optionsValidateBounds() {
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> EngineOptions.builder().withMaxMemoryPages(100));
+        assertEquals("maxMemoryPages (100) must be between 256 and 32768", e.getMessage());
+        assertThrows(
+                IllegalArgumentException.class, () -> new EnginePool(0, EngineOptions.defaults()));
+    }
+}
