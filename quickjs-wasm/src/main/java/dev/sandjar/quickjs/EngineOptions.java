@@ -95,11 +95,11 @@ public final class EngineOptions {
             return this;
         }
 
-        /** At least 16 MiB: deep guest recursion needs JVM stack. */
+        /** At least 1 MiB; deep guest recursion needs far more (the default is 256 MiB). */
         public Builder withThreadStackBytes(long bytes) {
-            if (bytes < (16L << 20)) {
+            if (bytes < (1L << 20)) {
                 throw new IllegalArgumentException(
-                        "threadStackBytes (" + bytes + ") must be >= " + (16L << 20));
+                        "threadStackBytes (" + bytes + ") must be >= " + (1L << 20));
             }
             this.threadStackBytes = bytes;
             return this;

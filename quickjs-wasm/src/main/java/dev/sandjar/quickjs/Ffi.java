@@ -57,6 +57,7 @@ final class Ffi {
     final ExportFunction promiseState;
     final ExportFunction promiseResult;
     final ExportFunction newFunction;
+    final ExportFunction newSymbol;
     final ExportFunction argvGet;
     final ExportFunction enableInterruptHandler;
     final ExportFunction enableModuleLoader;
@@ -108,6 +109,7 @@ final class Ffi {
         promiseState = fn(glue, "QTS_PromiseState");
         promiseResult = fn(glue, "QTS_PromiseResult");
         newFunction = fn(glue, "QTS_NewFunction");
+        newSymbol = fn(glue, "QTS_NewSymbol");
         argvGet = fn(glue, "QTS_ArgvGetJSValueConstPointer");
         enableInterruptHandler = fn(glue, "QTS_RuntimeEnableInterruptHandler");
         enableModuleLoader = fn(glue, "QTS_RuntimeEnableModuleLoader");

@@ -334,6 +334,29 @@ public final class JsContext implements AutoCloseable {
         return b.append('"').toString();
     }
 
+    /** A new symbol; {@code global} makes it {@code Symbol.for(description)}. */
+    public JsValue newSymbol(String description, boolean global) {
+        int ctx = ptr();
+        int d = ffi.cString(description);
+        try {
+            return wrap(ffi.call(ffi.newSymbol, ctx, d, global ? 1 : 0));
+        } finally {
+            ffi.free(d);
+        }
+    }
+
+    /** A guest {@code BigInt} with exactly this value (made by the context's own BigInt). */
+    public JsValue newBigInt(java.math.BigInteger value) {
+        try (JsValue global = global();
+                JsValue bigInt = getProperty(global, "BigInt");
+                JsValue digits = newString(value.toString())) {
+            if (!typeOf(bigInt).equals("function")) {
+                throw new IllegalStateException("this context has no BigInt intrinsic");
+            }
+            return call(bigInt, undefined, digits).orThrow();
+        }
+    }
+
     /** A guest {@code ArrayBuffer} holding a copy of {@code bytes}, copied straight into memory. */
     public JsValue newArrayBuffer(byte[] bytes) {
         int ctx = ptr();

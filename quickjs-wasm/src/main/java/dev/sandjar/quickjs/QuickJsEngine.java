@@ -153,7 +153,12 @@ public final class QuickJsEngine implements AutoCloseable {
         } catch (StackOverflowError e) {
             throw markBroken("the JVM stack overflowed inside the engine", e);
         } catch (com.dylibso.chicory.wasm.ChicoryException e) {
-            throw markBroken("the engine trapped: " + e.getMessage(), e);
+            // Chicory reports a JVM StackOverflowError in compiled code as "call stack exhausted".
+            String what =
+                    String.valueOf(e.getMessage()).contains("call stack exhausted")
+                            ? "the JVM stack overflowed inside the engine (" + e.getMessage() + ")"
+                            : "the engine trapped: " + e.getMessage();
+            throw markBroken(what, e);
         }
     }
 
@@ -208,7 +213,7 @@ public final class QuickJsEngine implements AutoCloseable {
     }
 
     /** The shadow stack pointer's initial value (global 0), the top of QuickJS's C stack. */
-    public int shadowStackTop() {
+    int shadowStackTop() {
         return shadowStackTop;
     }
 

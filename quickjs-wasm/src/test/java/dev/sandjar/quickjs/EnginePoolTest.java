@@ -131,4 +131,50 @@ class EnginePoolTest {
         assertThrows(
                 IllegalArgumentException.class, () -> new EnginePool(0, EngineOptions.defaults()));
     }
+
+    @Test
+    void dateSeesTheConfiguredZoneAndTheRealClock() {
+        EngineOptions berlin =
+                EngineOptions.builder().withZone(java.time.ZoneId.of("Europe/Berlin")).build();
+        try (QuickJsEngine engine = QuickJsEngine.create(berlin)) {
+            assertEquals(-60.0, eval(engine, "new Date(0).getTimezoneOffset()"));
+            assertEquals(
+                    -120.0, eval(engine, "new Date(Date.UTC(2026, 6, 1)).getTimezoneOffset()"));
+            double now = eval(engine, "Date.now()");
+            assertTrue(Math.abs(now - System.currentTimeMillis()) < 60_000, "guest clock " + now);
+        }
+        try (QuickJsEngine engine = QuickJsEngine.create()) {
+            assertEquals(0.0, eval(engine, "new Date(0).getTimezoneOffset()"));
+        }
+    }
+
+    @Test
+    void jvmStackOverflowInsideTheEngineBreaksOnlyThatEngine() {
+        // A deliberately small JVM stack: deep guest recursion overflows the JVM before QuickJS's
+        // own check fires. The engine must fail cleanly and refuse further use.
+        EngineOptions tiny = EngineOptions.builder().withThreadStackBytes(1L << 20).build();
+        try (QuickJsEngine engine = QuickJsEngine.create(tiny)) {
+            EngineFailureException e =
+                    assertThrows(
+                            EngineFailureException.class,
+                            () ->
+                                    engine.call(
+                                            en -> {
+                                                JsRuntime rt = en.newRuntime();
+                                                rt.setMaxStackSize(
+                                                        QuickJsEngine.MAX_SAFE_STACK_BYTES);
+                                                return rt.newContext()
+                                                        .evalScript(
+                                                                "function f(n) { return f(n + 1) +"
+                                                                        + " 1; } f(0)",
+                                                                "deep.js");
+                                            }));
+            assertTrue(e.getMessage().contains("JVM stack overflowed"), e.getMessage());
+            assertTrue(engine.isBroken());
+            assertThrows(EngineFailureException.class, () -> eval(engine, "1"));
+        }
+        try (QuickJsEngine healthy = QuickJsEngine.create()) {
+            assertEquals(3.0, eval(healthy, "1 + 2"));
+        }
+    }
 }

@@ -538,4 +538,61 @@ class EngineTest {
                 engine.shadowStackTop() > QuickJsEngine.MAX_SAFE_STACK_BYTES,
                 "" + engine.shadowStackTop());
     }
+
+    @Test
+    void symbolsAndBigIntsCanBeMade() {
+        String s =
+                inContext(
+                        (rt, ctx) -> {
+                            try (JsValue g = ctx.global();
+                                    JsValue sym = ctx.newSymbol("tag", true);
+                                    JsValue big =
+                                            ctx.newBigInt(
+                                                    new java.math.BigInteger(
+                                                            "123456789012345678901234567890"))) {
+                                g.set("sym", sym);
+                                g.set("big", big);
+                            }
+                            return evalToString(
+                                    ctx,
+                                    "[typeof sym, sym === Symbol.for('tag'), typeof big, String(big"
+                                            + " * 2n)].join()");
+                        });
+        assertEquals("symbol,true,bigint,246913578024691357802469135780", s);
+    }
+
+    @Test
+    void scopeClosesInReverseOrderAndKeepsSuppressedFailures() {
+        List<String> order = new ArrayList<>();
+        IllegalStateException e =
+                assertThrows(
+                        IllegalStateException.class,
+                        () -> {
+                            try (Scope scope = new Scope()) {
+                                scope.manage(() -> order.add("first"));
+                                scope.manage(
+                                        () -> {
+                                            order.add("second");
+                                            throw new IllegalStateException("second failed");
+                                        });
+                                scope.manage(
+                                        () -> {
+                                            order.add("third");
+                                            throw new IllegalStateException("third failed");
+                                        });
+                            }
+                        });
+        assertEquals(List.of("third", "second", "first"), order);
+        assertEquals("third failed", e.getMessage());
+        assertEquals("second failed", e.getSuppressed()[0].getMessage());
+        inContext(
+                (rt, ctx) -> {
+                    try (Scope scope = new Scope()) {
+                        JsValue a = scope.manage(ctx.newObject());
+                        scope.manage(ctx.newString("b"));
+                        a.set("k", ctx.bool(true));
+                    }
+                    return null;
+                });
+    }
 }
