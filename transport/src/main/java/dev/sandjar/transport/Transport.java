@@ -1,0 +1,385 @@
+package dev.sandjar.transport;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Date;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The host half of the value codec: JSON text plus a sidecar of raw byte arrays (wire format:
+ * docs/transport.md). Its guest half is {@link #guestSource()}. Thread-safe and stateless.
+ *
+ * <p>Decoded Java values: {@code null}, {@link Boolean}, {@link Long} (integral numbers within
+ * ±2^53) or {@link Double}, {@link String}, {@link List}, {@code Map<String, Object>} (plain
+ * objects, insertion order), {@link JsMap}, {@link Set}, {@link BigInteger}, {@link Instant} (an
+ * invalid {@code Date} decodes to {@code null}), {@link JsRegExp}, {@link JsErrorValue}, {@code
+ * byte[]} (a {@code Uint8Array}), {@link BinaryValue} (other binary), {@link Undefined}.
+ */
+public final class Transport {
+    /** Strings longer than this many UTF-16 units travel in the sidecar. */
+    public static final int LONG_STRING = 8192;
+
+    /** Nesting deeper than this fails, naming the path. */
+    public static final int MAX_DEPTH = 32;
+
+    static final String MARK = "$sj";
+    private static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final String GUEST_SOURCE = loadGuestSource();
+
+    private Transport() {}
+
+    /** The encoded form: JSON text and the sidecar it refers to by index. */
+    public record Encoded(String json, List<byte[]> sidecar) {}
+
+    /** The guest codec script; its completion value is {@code {encode, decode}}. */
+    public static String guestSource() {
+        return GUEST_SOURCE;
+    }
+
+    private static String loadGuestSource() {
+        try (InputStream in = Transport.class.getResourceAsStream("codec.js")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException | NullPointerException e) {
+            throw new IllegalStateException("transport codec.js is missing from the jar", e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Decoding.
+
+    public static Object decode(String json, List<byte[]> sidecar) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            throw new TransportException(
+                    "encoded value is not valid JSON: " + e.getOriginalMessage());
+        }
+        return decode(root, sidecar, "value");
+    }
+
+    private static Object decode(JsonNode n, List<byte[]> sidecar, String path) {
+        switch (n.getNodeType()) {
+            case NULL:
+                return null;
+            case BOOLEAN:
+                return n.booleanValue();
+            case STRING:
+                return n.textValue();
+            case NUMBER:
+                return number(n);
+            case ARRAY:
+                {
+                    List<Object> out = new ArrayList<>(n.size());
+                    for (int i = 0; i < n.size(); i++) {
+                        out.add(decode(n.get(i), sidecar, path + "[" + i + "]"));
+                    }
+                    return out;
+                }
+            case OBJECT:
+                return object((ObjectNode) n, sidecar, path);
+            default:
+                throw new TransportException(path + ": unexpected JSON " + n.getNodeType());
+        }
+    }
+
+    private static Object number(JsonNode n) {
+        if (n.isIntegralNumber() && n.canConvertToLong()) {
+            long v = n.longValue();
+            if (Math.abs(v) <= MAX_SAFE_INTEGER) {
+                return v;
+            }
+        }
+        return n.doubleValue();
+    }
+
+    private static Map<String, Object> plain(ObjectNode n, List<byte[]> sidecar, String path) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> f : n.properties()) {
+            out.put(f.getKey(), decode(f.getValue(), sidecar, path + "." + f.getKey()));
+        }
+        return out;
+    }
+
+    private static Object object(ObjectNode n, List<byte[]> sidecar, String path) {
+        JsonNode mark = n.get(MARK);
+        if (mark == null) {
+            return plain(n, sidecar, path);
+        }
+        String kind = mark.asText();
+        switch (kind) {
+            case "obj":
+                return plain((ObjectNode) n.get("v"), sidecar, path);
+            case "undef":
+                return Undefined.INSTANCE;
+            case "num":
+                return switch (n.get("v").asText()) {
+                    case "NaN" -> Double.NaN;
+                    case "Infinity" -> Double.POSITIVE_INFINITY;
+                    case "-Infinity" -> Double.NEGATIVE_INFINITY;
+                    case "-0" -> -0.0d;
+                    default -> throw new TransportException(path + ": bad number marker");
+                };
+            case "bigint":
+                return new BigInteger(n.get("v").asText());
+            case "date":
+                return n.get("v").isNull() ? null : Instant.ofEpochMilli(n.get("v").longValue());
+            case "regexp":
+                return new JsRegExp(n.get("source").asText(), n.get("flags").asText());
+            case "error":
+                return new JsErrorValue(
+                        n.get("name").asText(),
+                        n.get("message").asText(),
+                        n.path("stack").asText(""));
+            case "map":
+                {
+                    JsMap out = new JsMap();
+                    for (JsonNode e : n.get("v")) {
+                        out.put(
+                                decode(e.get(0), sidecar, path + ".<key>"),
+                                decode(e.get(1), sidecar, path + ".<value>"));
+                    }
+                    return out;
+                }
+            case "set":
+                {
+                    Set<Object> out = new LinkedHashSet<>();
+                    for (JsonNode e : n.get("v")) {
+                        out.add(decode(e, sidecar, path + ".<item>"));
+                    }
+                    return out;
+                }
+            case "str":
+                return utf16(side(n, sidecar, path));
+            case "bytes":
+                {
+                    byte[] bytes = side(n, sidecar, path);
+                    String type = n.get("type").asText();
+                    return type.equals("Uint8Array") ? bytes : new BinaryValue(type, bytes);
+                }
+            default:
+                throw new TransportException(path + ": unknown transport marker " + kind);
+        }
+    }
+
+    private static byte[] side(JsonNode n, List<byte[]> sidecar, String path) {
+        int i = n.get("i").asInt(-1);
+        if (i < 0 || i >= sidecar.size()) {
+            throw new TransportException(path + ": sidecar index " + i + " out of range");
+        }
+        return sidecar.get(i);
+    }
+
+    private static String utf16(byte[] b) {
+        char[] c = new char[b.length / 2];
+        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asCharBuffer().get(c);
+        return new String(c);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Encoding.
+
+    /** Encodes a Java value for the guest; {@code rootName} starts the paths in error messages. */
+    public static Encoded encode(Object value, String rootName) {
+        List<byte[]> sidecar = new ArrayList<>();
+        Set<Object> stack = Collections.newSetFromMap(new IdentityHashMap<>());
+        JsonNode tree = encode(value, rootName, 0, sidecar, stack);
+        try {
+            return new Encoded(JSON.writeValueAsString(tree), sidecar);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ObjectNode marker(String kind) {
+        ObjectNode o = NODES.objectNode();
+        o.put(MARK, kind);
+        return o;
+    }
+
+    private static JsonNode encode(
+            Object v, String path, int depth, List<byte[]> sidecar, Set<Object> stack) {
+        if (v == null) {
+            return NODES.nullNode();
+        }
+        if (v instanceof Boolean b) {
+            return NODES.booleanNode(b);
+        }
+        if (v instanceof String s) {
+            if (s.length() <= LONG_STRING) {
+                return NODES.textNode(s);
+            }
+            ByteBuffer buf = ByteBuffer.allocate(s.length() * 2).order(ByteOrder.LITTLE_ENDIAN);
+            buf.asCharBuffer().put(s);
+            sidecar.add(buf.array());
+            return marker("str").put("i", sidecar.size() - 1);
+        }
+        if (v instanceof Character c) {
+            return NODES.textNode(String.valueOf(c));
+        }
+        if (v instanceof Double || v instanceof Float) {
+            double d = ((Number) v).doubleValue();
+            if (Double.isNaN(d)) {
+                return marker("num").put("v", "NaN");
+            }
+            if (Double.isInfinite(d)) {
+                return marker("num").put("v", d > 0 ? "Infinity" : "-Infinity");
+            }
+            if (d == 0 && Double.doubleToRawLongBits(d) != 0) {
+                return marker("num").put("v", "-0");
+            }
+            return NODES.numberNode(d);
+        }
+        if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            long l = ((Number) v).longValue();
+            if (Math.abs(l) > MAX_SAFE_INTEGER) {
+                throw new TransportException(
+                        path
+                                + " ("
+                                + l
+                                + ") is beyond ±2^53-1 and would lose precision as a JS"
+                                + " number; pass a BigInteger for a BigInt");
+            }
+            return NODES.numberNode(l);
+        }
+        if (v instanceof BigInteger bi) {
+            return marker("bigint").put("v", bi.toString());
+        }
+        if (v instanceof BigDecimal) {
+            throw new TransportException(
+                    path
+                            + " is a BigDecimal, which has no exact JS form; convert it to a String"
+                            + " or double");
+        }
+        if (v instanceof Instant t) {
+            return marker("date").put("v", t.toEpochMilli());
+        }
+        if (v instanceof Date d) {
+            return marker("date").put("v", d.getTime());
+        }
+        if (v instanceof Undefined) {
+            return marker("undef");
+        }
+        if (v instanceof JsRegExp r) {
+            return marker("regexp").put("source", r.source()).put("flags", r.flags());
+        }
+        if (v instanceof JsErrorValue e) {
+            return marker("error")
+                    .put("name", e.name())
+                    .put("message", e.message())
+                    .put("stack", e.stack());
+        }
+        if (v instanceof byte[] b) {
+            sidecar.add(b.clone());
+            return marker("bytes").put("type", "Uint8Array").put("i", sidecar.size() - 1);
+        }
+        if (v instanceof BinaryValue b) {
+            sidecar.add(b.bytes().clone());
+            return marker("bytes").put("type", b.kind()).put("i", sidecar.size() - 1);
+        }
+        if (depth >= MAX_DEPTH) {
+            throw new TransportException(path + " is nested deeper than " + MAX_DEPTH + " levels");
+        }
+        if (!stack.add(v)) {
+            throw new TransportException(
+                    path + " refers back to one of its own ancestors (a cycle)");
+        }
+        try {
+            if (v instanceof JsMap m) {
+                ArrayNode entries = NODES.arrayNode();
+                int i = 0;
+                for (Map.Entry<Object, Object> e : m.entrySet()) {
+                    entries.add(
+                            NODES.arrayNode()
+                                    .add(
+                                            encode(
+                                                    e.getKey(),
+                                                    path + ".<key " + i + ">",
+                                                    depth + 1,
+                                                    sidecar,
+                                                    stack))
+                                    .add(
+                                            encode(
+                                                    e.getValue(),
+                                                    path + ".get(" + i + ")",
+                                                    depth + 1,
+                                                    sidecar,
+                                                    stack)));
+                    i++;
+                }
+                ObjectNode o = marker("map");
+                o.set("v", entries);
+                return o;
+            }
+            if (v instanceof Map<?, ?> m) {
+                ObjectNode o = NODES.objectNode();
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    if (!(e.getKey() instanceof String k)) {
+                        throw new TransportException(
+                                path
+                                        + " has a key of type "
+                                        + (e.getKey() == null
+                                                ? "null"
+                                                : e.getKey().getClass().getName())
+                                        + "; plain objects need String keys (use JsMap for a JS"
+                                        + " Map)");
+                    }
+                    o.set(k, encode(e.getValue(), path + "." + k, depth + 1, sidecar, stack));
+                }
+                if (o.has(MARK)) {
+                    ObjectNode wrapped = marker("obj");
+                    wrapped.set("v", o);
+                    return wrapped;
+                }
+                return o;
+            }
+            if (v instanceof Set<?> s) {
+                ArrayNode items = NODES.arrayNode();
+                int i = 0;
+                for (Object item : s) {
+                    items.add(
+                            encode(item, path + ".<item " + i++ + ">", depth + 1, sidecar, stack));
+                }
+                ObjectNode o = marker("set");
+                o.set("v", items);
+                return o;
+            }
+            if (v instanceof Collection<?> || v instanceof Object[]) {
+                Collection<?> c = v instanceof Object[] a ? List.of(a) : (Collection<?>) v;
+                ArrayNode items = NODES.arrayNode();
+                int i = 0;
+                for (Object item : c) {
+                    items.add(encode(item, path + "[" + i++ + "]", depth + 1, sidecar, stack));
+                }
+                return items;
+            }
+        } finally {
+            stack.remove(v);
+        }
+        throw new TransportException(
+                path + " is a " + v.getClass().getName() + ", which has no JavaScript form");
+    }
+}

@@ -1,0 +1,10 @@
+package dev.sandjar.transport;
+
+/** A value cannot cross the boundary; the message names its path and why. */
+public final class TransportException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public TransportException(String message) {
+        super(message);
+    }
+}
