@@ -15,6 +15,8 @@ public final class EnginePool implements AutoCloseable {
     private final BlockingQueue<QuickJsEngine> idle;
     private final int size;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicInteger missing =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     /** A held engine; closing it returns the engine to the pool (or replaces it if broken). */
     public final class Lease implements AutoCloseable {
@@ -64,6 +66,18 @@ public final class EnginePool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("pool is closed");
         }
+        QuickJsEngine ready = idle.poll();
+        if (ready != null) {
+            return new Lease(ready);
+        }
+        if (missing.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0) {
+            try {
+                return new Lease(QuickJsEngine.create(options));
+            } catch (RuntimeException e) {
+                missing.incrementAndGet();
+                throw e;
+            }
+        }
         try {
             return new Lease(idle.take());
         } catch (InterruptedException e) {
@@ -85,7 +99,12 @@ public final class EnginePool implements AutoCloseable {
         }
         if (engine.isBroken() || engine.isClosed()) {
             engine.close();
-            engine = QuickJsEngine.create(options);
+            try {
+                engine = QuickJsEngine.create(options);
+            } catch (RuntimeException e) {
+                missing.incrementAndGet(); // acquire() retries the creation
+                return;
+            }
         }
         idle.add(engine);
     }

@@ -30,6 +30,7 @@ final class Ffi {
     final ExportFunction newContext;
     final ExportFunction freeContext;
     final ExportFunction freeValue;
+    final ExportFunction freeValueRuntime;
     final ExportFunction freeCString;
     final ExportFunction dupValue;
     final ExportFunction newObject;
@@ -82,6 +83,7 @@ final class Ffi {
         newContext = fn(glue, "QTS_NewContext");
         freeContext = fn(glue, "QTS_FreeContext");
         freeValue = fn(glue, "QTS_FreeValuePointer");
+        freeValueRuntime = fn(glue, "QTS_FreeValuePointerRuntime");
         freeCString = fn(glue, "QTS_FreeCString");
         dupValue = fn(glue, "QTS_DupValuePointer");
         newObject = fn(glue, "QTS_NewObject");

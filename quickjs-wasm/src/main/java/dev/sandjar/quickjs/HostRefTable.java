@@ -41,30 +41,43 @@ final class HostRefTable {
             throw engine.markBroken(
                     "host function " + id + " called from an unknown context", null);
         }
+        if (!context.isAlive()) {
+            // A job queued before the host closed this context still runs; refuse it in the guest.
+            return context.rawThrow(ctx);
+        }
         if (entry == null || entry.context() != context) {
             return context.throwError("Error", "host function " + id + " is not available here");
         }
         Ffi ffi = engine.ffi();
         List<JsValue> args = new ArrayList<>(argc);
         JsValue self = JsValue.borrowed(context, thisPtr);
+        engine.callbackDepth++;
         try {
             for (int i = 0; i < argc; i++) {
                 args.add(JsValue.borrowed(context, ffi.call(ffi.argvGet, argv, i)));
             }
-            JsValue result;
+            String thrownName;
+            String thrownMessage;
             try {
-                result = entry.fn().call(context, self, List.copyOf(args));
+                JsValue result = entry.fn().call(context, self, List.copyOf(args));
+                return result == null ? 0 : context.consume(result);
             } catch (JsException e) {
-                return context.throwError(e.error().name(), e.error().message());
-            } catch (StackOverflowError | EngineFailureException e) {
+                thrownName = e.error().name();
+                thrownMessage = e.error().message();
+            } catch (EngineFailureException | VirtualMachineError e) {
                 throw e;
+            } catch (com.dylibso.chicory.wasm.ChicoryException e) {
+                // A trap or "call stack exhausted" below this host function: the engine is unsafe.
+                throw engine.markBroken(
+                        "the engine trapped inside a host function: " + e.getMessage(), e);
             } catch (RuntimeException | Error e) {
-                String message =
+                thrownName = "Error";
+                thrownMessage =
                         e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                return context.throwError("Error", message);
             }
-            return result == null ? 0 : context.consume(result);
+            return context.throwError(thrownName, thrownMessage);
         } finally {
+            engine.callbackDepth--;
             self.invalidate();
             for (JsValue a : args) {
                 a.invalidate();

@@ -43,6 +43,7 @@ public final class JsContext implements AutoCloseable {
     private final QuickJsEngine engine;
     private final Ffi ffi;
     private int ptr;
+    private final int originalPtr;
     private final Set<JsValue> live = Collections.newSetFromMap(new IdentityHashMap<>());
     private final JsValue undefined;
     private final JsValue nullValue;
@@ -52,25 +53,47 @@ public final class JsContext implements AutoCloseable {
     private JsValue jsonParse;
     private JsValue jsonStringify;
     private JsValue lengthKey;
+    private JsValue objectKeys;
+    private JsValue bigIntFn;
+    private final List<JsValue> internals = new ArrayList<>();
 
     JsContext(JsRuntime runtime, int ptr) {
         this.runtime = runtime;
         this.engine = runtime.engine();
         this.ffi = engine.ffi();
         this.ptr = ptr;
+        this.originalPtr = ptr;
         engine.contexts.put(ptr, this);
         undefined = JsValue.constant(this, ffi.call(ffi.getUndefined));
         nullValue = JsValue.constant(this, ffi.call(ffi.getNull));
         trueValue = JsValue.constant(this, ffi.call(ffi.getTrue));
         falseValue = JsValue.constant(this, ffi.call(ffi.getFalse));
-        lengthKey = plainString("length");
+        lengthKey = internal(plainString("length"));
         try (JsValue global = global();
-                JsValue json = getProperty(global, "JSON")) {
+                JsValue json = getProperty(global, "JSON");
+                JsValue object = getProperty(global, "Object")) {
             if (json.typeOf().equals("object")) {
-                jsonParse = getProperty(json, "parse");
-                jsonStringify = getProperty(json, "stringify");
+                jsonParse = internal(getProperty(json, "parse"));
+                jsonStringify = internal(getProperty(json, "stringify"));
             }
+            objectKeys = internal(getProperty(object, "keys"));
+            bigIntFn = internal(getProperty(global, "BigInt"));
         }
+    }
+
+    /** Moves a handle out of the user-visible set: freed when the context closes. */
+    private JsValue internal(JsValue v) {
+        live.remove(v);
+        internals.add(v);
+        return v;
+    }
+
+    /** Throws a plain error through a context the host has already closed (raw pointers only). */
+    int rawThrow(int ctx) {
+        int err = ffi.call(ffi.newError, ctx);
+        int thrown = ffi.call(ffi.throwValue, ctx, err);
+        ffi.callVoid(ffi.freeValue, ctx, err);
+        return thrown;
     }
 
     QuickJsEngine engine() {
@@ -83,6 +106,11 @@ public final class JsContext implements AutoCloseable {
 
     public boolean isAlive() {
         return ptr != 0;
+    }
+
+    /** The pointer this context had, also after close (for unregistering). */
+    int rawPtr() {
+        return originalPtr;
     }
 
     int ptr() {
@@ -106,8 +134,7 @@ public final class JsContext implements AutoCloseable {
 
     /** Number of owned handles still open in this context (for leak checks). */
     public int openHandles() {
-        int internal = (jsonParse == null ? 0 : 2) + (lengthKey == null ? 0 : 1);
-        return live.size() - internal;
+        return live.size();
     }
 
     private int own(JsValue v) {
@@ -347,13 +374,11 @@ public final class JsContext implements AutoCloseable {
 
     /** A guest {@code BigInt} with exactly this value (made by the context's own BigInt). */
     public JsValue newBigInt(java.math.BigInteger value) {
-        try (JsValue global = global();
-                JsValue bigInt = getProperty(global, "BigInt");
-                JsValue digits = newString(value.toString())) {
-            if (!typeOf(bigInt).equals("function")) {
-                throw new IllegalStateException("this context has no BigInt intrinsic");
-            }
-            return call(bigInt, undefined, digits).orThrow();
+        if (!typeOf(bigIntFn).equals("function")) {
+            throw new IllegalStateException("this context has no BigInt intrinsic");
+        }
+        try (JsValue digits = newString(value.toString())) {
+            return call(bigIntFn, undefined, digits).orThrow();
         }
     }
 
@@ -489,10 +514,13 @@ public final class JsContext implements AutoCloseable {
         if (!typeOf(v).equals("string") || jsonStringify == null) {
             return fast;
         }
-        // C strings stop at NUL and mangle lone surrogates; the UTF-16 length tells us when.
-        try (JsValue len = getPropertyByKey(v, lengthKey)) {
-            if ((int) toNumber(len) == fast.length()) {
-                return fast;
+        // C strings stop at NUL and turn a lone surrogate into U+FFFD; the UTF-16 length and the
+        // absence of U+FFFD tell us the fast read was exact.
+        if (fast.indexOf('\uFFFD') < 0) {
+            try (JsValue len = getPropertyByKey(v, lengthKey)) {
+                if ((int) toNumber(len) == fast.length()) {
+                    return fast;
+                }
             }
         }
         try (JsValue json = call(jsonStringify, undefined, v).orThrow()) {
@@ -512,10 +540,9 @@ public final class JsContext implements AutoCloseable {
         int len = ffi.call(ffi.getArrayBufferLength, ctx, p);
         int buf = ffi.call(ffi.getArrayBuffer, ctx, p);
         if (buf == 0) {
-            if (len == 0 && typeOf(arrayBuffer).equals("object")) {
-                return new byte[0];
-            }
-            throw new IllegalArgumentException("value is not an ArrayBuffer");
+            // A real ArrayBuffer, even an empty one, always yields a buffer (malloc(0) is not 0).
+            throw new IllegalArgumentException(
+                    "value is not an ArrayBuffer (a typed array's bytes are in its .buffer)");
         }
         try {
             return ffi.memory.readBytes(buf, len);
@@ -533,13 +560,36 @@ public final class JsContext implements AutoCloseable {
         }
     }
 
+    /** {@code obj[index]}; a throwing getter surfaces as {@link JsException}. */
     public JsValue getProperty(JsValue obj, int index) {
-        return wrap(ffi.call(ffi.getPropNumber, ptr(), own(obj), index));
+        return checked(ffi.call(ffi.getPropNumber, ptr(), own(obj), index));
     }
 
-    /** {@code obj[key]} for any key value (string, number, symbol). */
+    /** {@code obj[key]} for any key value; a throwing getter surfaces as {@link JsException}. */
     public JsValue getPropertyByKey(JsValue obj, JsValue key) {
-        return wrap(ffi.call(ffi.getProp, ptr(), own(obj), own(key)));
+        return checked(ffi.call(ffi.getProp, ptr(), own(obj), own(key)));
+    }
+
+    private JsValue checked(int valuePtr) {
+        try (JsResult r = result(valuePtr)) {
+            if (!r.isOk()) {
+                throw new JsException(r.error());
+            }
+            return dup(r.value());
+        }
+    }
+
+    /**
+     * {@code JSON.stringify(value)} with the context's original {@code JSON}, captured before any
+     * guest code ran; null when the result is {@code undefined}.
+     */
+    public String toJson(JsValue value) {
+        if (jsonStringify == null) {
+            throw new IllegalStateException("this context has no JSON intrinsic");
+        }
+        try (JsValue json = call(jsonStringify, undefined, value).orThrow()) {
+            return isUndefined(json) ? null : toJavaString(json);
+        }
     }
 
     public void setProperty(JsValue obj, String key, JsValue value) {
@@ -613,10 +663,7 @@ public final class JsContext implements AutoCloseable {
     /** The property names {@code Object.keys} would list, read through the guest. */
     public List<String> keys(JsValue obj) {
         List<String> out = new ArrayList<>();
-        try (JsValue global = global();
-                JsValue object = getProperty(global, "Object");
-                JsValue keysFn = getProperty(object, "keys");
-                JsValue arr = call(keysFn, object, obj).orThrow();
+        try (JsValue arr = call(objectKeys, undefined, obj).orThrow();
                 JsValue len = getPropertyByKey(arr, lengthKey)) {
             int n = (int) toNumber(len);
             for (int i = 0; i < n; i++) {
@@ -634,13 +681,21 @@ public final class JsContext implements AutoCloseable {
             throw new IllegalStateException("JsContext closed twice");
         }
         engine.checkThread();
+        if (engine.callbackDepth > 0) {
+            throw new IllegalStateException(
+                    "a context cannot be closed from inside a host function");
+        }
         for (JsValue v : List.copyOf(live)) {
             release(v);
         }
+        for (JsValue v : internals) {
+            ffi.callVoid(ffi.freeValue, ptr, v.ptr());
+            v.invalidate();
+        }
+        internals.clear();
         jsonParse = null;
         jsonStringify = null;
-        lengthKey = null;
-        engine.contexts.remove(ptr);
+        // Stays registered until its runtime closes: jobs queued in it may still call the host.
         ffi.callVoid(ffi.freeContext, ptr);
         runtime.forget(this);
         ptr = 0;

@@ -20,6 +20,7 @@ public final class JsRuntime implements AutoCloseable {
     private final Ffi ffi;
     private int ptr;
     private final List<JsContext> contexts = new ArrayList<>();
+    private final List<JsContext> allContexts = new ArrayList<>();
     private InterruptHandler interruptHandler;
     private ModuleLoader moduleLoader;
     private final Map<String, String> refusedNames = new HashMap<>();
@@ -189,6 +190,7 @@ public final class JsRuntime implements AutoCloseable {
         }
         JsContext context = new JsContext(this, ctx);
         contexts.add(context);
+        allContexts.add(context);
         return context;
     }
 
@@ -209,8 +211,9 @@ public final class JsRuntime implements AutoCloseable {
             int value = ffi.call(ffi.executePendingJob, rt, maxJobs, out);
             int ctx = ffi.readI32(out);
             JsContext context = engine.contexts.get(ctx);
-            if (context == null) {
-                // No job ran; the returned number belongs to no context we track.
+            if (context == null || !context.isAlive()) {
+                // No job ran, or the job's context was closed: free the box through the runtime.
+                ffi.callVoid(ffi.freeValueRuntime, rt, value);
                 return new JobsResult(0, null);
             }
             JsValue v = JsValue.owned(context, value);
@@ -244,9 +247,14 @@ public final class JsRuntime implements AutoCloseable {
             throw new IllegalStateException("JsRuntime closed twice");
         }
         engine.checkThread();
+        if (engine.callbackDepth > 0) {
+            throw new IllegalStateException(
+                    "a runtime cannot be closed from inside a host function");
+        }
         for (JsContext c : List.copyOf(contexts)) {
             c.close();
         }
+        allContexts.forEach(c -> engine.contexts.remove(c.rawPtr(), c));
         engine.runtimes.remove(ptr);
         ffi.callVoid(ffi.freeRuntime, ptr);
         ptr = 0;

@@ -130,7 +130,15 @@ public final class QuickJsEngine implements AutoCloseable {
                     }
                 });
         try {
-            return result.get();
+            while (true) {
+                try {
+                    return result.get(1, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException timeout) {
+                    if (closed && !thread.isAlive()) {
+                        throw new IllegalStateException("engine closed before the task ran");
+                    }
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted waiting for the engine thread", e);
@@ -268,7 +276,8 @@ public final class QuickJsEngine implements AutoCloseable {
                 throw new IllegalStateException(
                         "engine binary does not import " + which + " as " + mod + "." + name);
             }
-            imports.addFunction(new HostFunction(mod, name, type, handler(which)));
+            imports.addFunction(
+                    new HostFunction(mod, name, type, contained(which, handler(which))));
         }
         Instance instance =
                 Instance.builder(module)
@@ -279,6 +288,25 @@ public final class QuickJsEngine implements AutoCloseable {
         shadowStackTop = (int) instance.global(0).getValue();
         instance.export(glue.ctorsExport()).apply();
     }
+
+    /**
+     * No Java exception may unwind through the engine's frames and leave it usable: any failure
+     * inside an import marks the engine broken before it propagates.
+     */
+    private WasmFunctionHandle contained(Import which, WasmFunctionHandle h) {
+        return (inst, args) -> {
+            try {
+                return h.apply(inst, args);
+            } catch (EngineFailureException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw markBroken("host import " + which + " failed: " + t, t);
+            }
+        };
+    }
+
+    /** Host callbacks running now; contexts and runtimes refuse to close while one runs. */
+    int callbackDepth;
 
     private WasmFunctionHandle handler(Import which) {
         return switch (which) {
@@ -450,7 +478,11 @@ public final class QuickJsEngine implements AutoCloseable {
         // Grow by at least 20% (as emscripten does) but never past the maximum.
         long target = Math.min(max, Math.max(requestedBytes, current + current / 5));
         int pages = (int) ((target + 65535) / 65536) - memory.pages();
-        return memory.grow(pages) < 0 ? 0 : 1;
+        try {
+            return memory.grow(pages) < 0 ? 0 : 1;
+        } catch (OutOfMemoryError e) {
+            return 0; // the JVM heap could not hold more guest memory: a guest out-of-memory
+        }
     }
 
     private void localtime(long epochSeconds, int tm) {

@@ -532,14 +532,6 @@ class EngineTest {
     }
 
     @Test
-    void stdoutOfTheEngineReachesTheSink() {
-        assertEquals(QuickJsEngine.MAX_SAFE_STACK_BYTES, 4 << 20);
-        assertTrue(
-                engine.shadowStackTop() > QuickJsEngine.MAX_SAFE_STACK_BYTES,
-                "" + engine.shadowStackTop());
-    }
-
-    @Test
     void symbolsAndBigIntsCanBeMade() {
         String s =
                 inContext(
@@ -594,5 +586,131 @@ class EngineTest {
                     }
                     return null;
                 });
+    }
+
+    @Test
+    void throwingGetterSurfacesAsJsException() {
+        String s =
+                inContext(
+                        (rt, ctx) -> {
+                            try (JsValue o =
+                                    ctx.evalScript(
+                                                    "({ get x() { throw new TypeError('no x'); }"
+                                                            + " })",
+                                                    "g.js")
+                                            .orThrow()) {
+                                JsException e = assertThrows(JsException.class, () -> o.get("x"));
+                                return e.error().toString()
+                                        + "|"
+                                        + evalToString(ctx, "'still fine'");
+                            }
+                        });
+        assertEquals("TypeError: no x|still fine", s);
+    }
+
+    @Test
+    void toByteArrayRefusesWhatIsNotAnArrayBuffer() {
+        inContext(
+                (rt, ctx) -> {
+                    try (JsValue u = ctx.evalScript("new Uint8Array(3)", "u.js").orThrow();
+                            JsValue o = ctx.newObject();
+                            JsValue empty =
+                                    ctx.evalScript("new ArrayBuffer(0)", "e.js").orThrow()) {
+                        assertThrows(IllegalArgumentException.class, () -> ctx.toByteArray(u));
+                        assertThrows(IllegalArgumentException.class, () -> ctx.toByteArray(o));
+                        assertEquals(0, ctx.toByteArray(empty).length);
+                    }
+                    return null;
+                });
+    }
+
+    @Test
+    void loneSurrogatesSurviveGuestToHost() {
+        assertEquals(
+                "a[D800]b[DC00]",
+                inContext((rt, ctx) -> escape(evalToString(ctx, "'a\\uD800b\\uDC00'"))));
+        assertEquals("x[FFFD]y", inContext((rt, ctx) -> escape(evalToString(ctx, "'x\\uFFFDy'"))));
+    }
+
+    private static String escape(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            b.append(c < 128 ? String.valueOf(c) : String.format("[%04X]", (int) c));
+        }
+        return b.toString();
+    }
+
+    @Test
+    void guestPatchedBuiltinsDoNotReachTheHost() {
+        List<String> keys =
+                inContext(
+                        (rt, ctx) -> {
+                            ctx.evalScript(
+                                            "Object.keys = () => ({length: 5e6}); JSON.stringify ="
+                                                    + " () => 'forged'; BigInt = () => 0;",
+                                            "patch.js")
+                                    .orThrow()
+                                    .close();
+                            try (JsValue o = ctx.evalScript("({a: 1, b: [2]})", "o.js").orThrow();
+                                    JsValue big = ctx.newBigInt(java.math.BigInteger.valueOf(7))) {
+                                assertEquals("{\"a\":1,\"b\":[2]}", ctx.toJson(o));
+                                assertEquals("bigint", big.typeOf());
+                                return ctx.keys(o);
+                            }
+                        });
+        assertEquals(List.of("a", "b"), keys);
+    }
+
+    @Test
+    void jobsOfAClosedContextNeitherBreakTheEngineNorLeak() {
+        String s =
+                engine.call(
+                        e -> {
+                            try (JsRuntime rt = e.newRuntime()) {
+                                JsContext doomed = rt.newContext();
+                                try (JsValue g = doomed.global();
+                                        JsValue hf =
+                                                doomed.newFunction(
+                                                        "hf", (c, self, args) -> c.newNumber(1))) {
+                                    g.set("hf", hf);
+                                }
+                                doomed.evalScript("Promise.resolve().then(() => hf())", "j.js")
+                                        .close();
+                                doomed.close();
+                                rt.executePendingJobs(-1);
+                                int before = e.memoryPages();
+                                for (int i = 0; i < 100_000; i++) {
+                                    rt.executePendingJobs(1);
+                                }
+                                JsContext fresh = rt.newContext();
+                                return e.isBroken()
+                                        + "|"
+                                        + (e.memoryPages() - before)
+                                        + "|"
+                                        + evalToString(fresh, "'ok'");
+                            }
+                        });
+        assertEquals("false|0|ok", s);
+    }
+
+    @Test
+    void contextsCannotBeClosedFromInsideAHostFunction() {
+        String s =
+                inContext(
+                        (rt, ctx) -> {
+                            try (JsValue g = ctx.global();
+                                    JsValue f =
+                                            ctx.newFunction(
+                                                    "f",
+                                                    (c, self, args) -> {
+                                                        c.close();
+                                                        return null;
+                                                    })) {
+                                g.set("f", f);
+                            }
+                            return evalToString(
+                                    ctx, "try { f(); 'closed' } catch (e) { e.message }");
+                        });
+        assertEquals("a context cannot be closed from inside a host function", s);
     }
 }

@@ -4,6 +4,7 @@ import dev.sandjar.quickjs.EngineFailureException;
 import dev.sandjar.quickjs.EngineOptions;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsError;
+import dev.sandjar.quickjs.JsException;
 import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
@@ -67,6 +68,9 @@ public final class SandjarCli {
             return 2;
         } catch (EngineFailureException e) {
             err.println("error: internal: EngineFailure: " + e.getMessage());
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("error: internal: " + e.getClass().getSimpleName() + ": " + e.getMessage());
             return 2;
         }
     }
@@ -133,15 +137,11 @@ public final class SandjarCli {
         if (value.isUndefined()) {
             return new Outcome("null", null, null);
         }
-        try (JsValue global = ctx.global();
-                JsValue json = global.get("JSON");
-                JsValue stringify = json.get("stringify");
-                JsResult text = ctx.call(stringify, json, value)) {
-            if (!text.isOk()) {
-                return failure(text.error());
-            }
-            return new Outcome(
-                    text.value().isUndefined() ? "null" : text.value().asString(), null, null);
+        try {
+            String json = ctx.toJson(value);
+            return new Outcome(json == null ? "null" : json, null, null);
+        } catch (JsException e) {
+            return failure(e.error());
         }
     }
 
