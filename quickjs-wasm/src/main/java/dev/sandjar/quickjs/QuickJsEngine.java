@@ -430,7 +430,7 @@ public final class QuickJsEngine implements AutoCloseable {
         return runtime != null && runtime.shouldInterrupt() ? 1 : 0;
     }
 
-    private int fdWrite(long[] args) {
+    int fdWrite(long[] args) {
         int fd = (int) args[0];
         int iov = (int) args[1];
         int iovcnt = (int) args[2];

@@ -177,4 +177,33 @@ class EnginePoolTest {
             assertEquals(3.0, eval(healthy, "1 + 2"));
         }
     }
+
+    @Test
+    void fdWriteDeliversWholeLinesToTheSink() {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (QuickJsEngine engine =
+                QuickJsEngine.create(EngineOptions.builder().withStdout(lines::add).build())) {
+            int written =
+                    engine.call(
+                            e -> {
+                                Ffi ffi = e.ffi();
+                                int a = ffi.cString("hello wo");
+                                int b = ffi.cString("rld\nsecond\n\u00e9tc");
+                                int iov = ffi.malloc(16);
+                                int out = ffi.malloc(4);
+                                ffi.memory.writeI32(iov, a);
+                                ffi.memory.writeI32(iov + 4, 8);
+                                ffi.memory.writeI32(iov + 8, b);
+                                ffi.memory.writeI32(iov + 12, 15);
+                                assertEquals(0, e.fdWrite(new long[] {1, iov, 2, out}));
+                                int n = ffi.readI32(out);
+                                for (int p : new int[] {a, b, iov, out}) {
+                                    ffi.free(p);
+                                }
+                                return n;
+                            });
+            assertEquals(23, written);
+            assertEquals(List.of("hello world", "second"), lines);
+        }
+    }
 }
