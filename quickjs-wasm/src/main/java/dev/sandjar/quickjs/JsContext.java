@@ -608,19 +608,7 @@ public final class JsContext implements AutoCloseable {
      */
     public void defineProperty(
             JsValue obj, String key, JsValue value, boolean configurable, boolean enumerable) {
-        try (JsValue k = newString(key)) {
-            ffi.callVoid(
-                    ffi.defineProp,
-                    ptr(),
-                    own(obj),
-                    k.ptr(),
-                    own(value),
-                    undefined.ptr(),
-                    undefined.ptr(),
-                    configurable ? 1 : 0,
-                    enumerable ? 1 : 0,
-                    1);
-        }
+        define(obj, key, value, undefined, undefined, configurable, enumerable, true);
     }
 
     /** Defines an accessor property; pass {@link #undefined()} for a missing getter or setter. */
@@ -631,18 +619,30 @@ public final class JsContext implements AutoCloseable {
             JsValue setter,
             boolean configurable,
             boolean enumerable) {
+        define(obj, key, undefined, getter, setter, configurable, enumerable, false);
+    }
+
+    private void define(
+            JsValue obj,
+            String key,
+            JsValue value,
+            JsValue getter,
+            JsValue setter,
+            boolean configurable,
+            boolean enumerable,
+            boolean hasValue) {
         try (JsValue k = newString(key)) {
             ffi.callVoid(
                     ffi.defineProp,
                     ptr(),
                     own(obj),
                     k.ptr(),
-                    undefined.ptr(),
+                    own(value),
                     own(getter),
                     own(setter),
                     configurable ? 1 : 0,
                     enumerable ? 1 : 0,
-                    0);
+                    hasValue ? 1 : 0);
         }
     }
 

@@ -713,4 +713,26 @@ class EngineTest {
                         });
         assertEquals("a context cannot be closed from inside a host function", s);
     }
+
+    @Test
+    void definedPropertiesAndAccessorsBehaveAsDeclared() {
+        String s =
+                inContext(
+                        (rt, ctx) -> {
+                            try (JsValue g = ctx.global();
+                                    JsValue v = ctx.newNumber(7);
+                                    JsValue getter =
+                                            ctx.newFunction(
+                                                    "get", (c, self, args) -> c.newString("got"))) {
+                                ctx.defineProperty(g, "fixed", v, false, false);
+                                ctx.defineAccessor(g, "acc", getter, ctx.undefined(), true, true);
+                            }
+                            return evalToString(
+                                    ctx,
+                                    "'use strict'; let w; try { fixed = 8; w = 'wrote'; } catch (e)"
+                                            + " { w = e.name; } [fixed, w, acc,"
+                                            + " Object.keys(globalThis).includes('fixed')].join()");
+                        });
+        assertEquals("7,TypeError,got,false", s);
+    }
 }
