@@ -63,7 +63,6 @@ final class Ffi {
     final ExportFunction enableInterruptHandler;
     final ExportFunction enableModuleLoader;
     final ExportFunction disableModuleLoader;
-    final ExportFunction computeMemoryUsage;
 
     Ffi(Instance instance, EngineGlue glue) {
         this.instance = instance;
@@ -116,15 +115,10 @@ final class Ffi {
         enableInterruptHandler = fn(glue, "QTS_RuntimeEnableInterruptHandler");
         enableModuleLoader = fn(glue, "QTS_RuntimeEnableModuleLoader");
         disableModuleLoader = fn(glue, "QTS_RuntimeDisableModuleLoader");
-        computeMemoryUsage = fn(glue, "QTS_RuntimeComputeMemoryUsage");
     }
 
     private ExportFunction fn(EngineGlue glue, String cName) {
         return instance.export(glue.export(cName));
-    }
-
-    static int i32(long[] result) {
-        return (int) result[0];
     }
 
     int call(ExportFunction f, long... args) {

@@ -11,26 +11,22 @@ import java.util.Map;
  * context the function was made in. Engine thread only.
  */
 final class HostRefTable {
-    private record Entry(JsContext context, String name, HostFunction fn) {}
+    private record Entry(JsContext context, HostFunction fn) {}
 
     private final Map<Integer, Entry> entries = new HashMap<>();
     private int nextId = 1;
 
-    int add(JsContext context, String name, HostFunction fn) {
+    int add(JsContext context, HostFunction fn) {
         while (entries.containsKey(nextId) || nextId == 0) {
             nextId++;
         }
         int id = nextId++;
-        entries.put(id, new Entry(context, name, fn));
+        entries.put(id, new Entry(context, fn));
         return id;
     }
 
     void free(int id) {
         entries.remove(id);
-    }
-
-    int size() {
-        return entries.size();
     }
 
     /** Calls the host function; returns an owned JSValue* (possibly the exception marker). */

@@ -411,7 +411,7 @@ public final class JsContext implements AutoCloseable {
     /** A guest function that calls {@code fn} on the engine thread. */
     public JsValue newFunction(String name, HostFunction fn) {
         int ctx = ptr();
-        int id = engine.hostRefs.add(this, name, fn);
+        int id = engine.hostRefs.add(this, fn);
         int n = ffi.cString(name);
         try {
             return wrap(ffi.call(ffi.newFunction, ctx, n, 0, 0, id));
@@ -680,11 +680,7 @@ public final class JsContext implements AutoCloseable {
         if (ptr == 0) {
             throw new IllegalStateException("JsContext closed twice");
         }
-        engine.checkThread();
-        if (engine.callbackDepth > 0) {
-            throw new IllegalStateException(
-                    "a context cannot be closed from inside a host function");
-        }
+        engine.checkClosable("context");
         for (JsValue v : List.copyOf(live)) {
             release(v);
         }
@@ -693,8 +689,6 @@ public final class JsContext implements AutoCloseable {
             v.invalidate();
         }
         internals.clear();
-        jsonParse = null;
-        jsonStringify = null;
         // Stays registered until its runtime closes: jobs queued in it may still call the host.
         ffi.callVoid(ffi.freeContext, ptr);
         runtime.forget(this);

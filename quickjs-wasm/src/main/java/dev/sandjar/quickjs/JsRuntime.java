@@ -112,7 +112,7 @@ public final class JsRuntime implements AutoCloseable {
         moduleLoader = loader;
     }
 
-    int normalizeModule(int ctx, String importer, String specifier) {
+    int normalizeModule(String importer, String specifier) {
         String name;
         try {
             if (moduleLoader == null) {
@@ -246,11 +246,7 @@ public final class JsRuntime implements AutoCloseable {
         if (ptr == 0) {
             throw new IllegalStateException("JsRuntime closed twice");
         }
-        engine.checkThread();
-        if (engine.callbackDepth > 0) {
-            throw new IllegalStateException(
-                    "a runtime cannot be closed from inside a host function");
-        }
+        engine.checkClosable("runtime");
         for (JsContext c : List.copyOf(contexts)) {
             c.close();
         }

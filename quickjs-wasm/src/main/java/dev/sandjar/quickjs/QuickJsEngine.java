@@ -62,6 +62,10 @@ public final class QuickJsEngine implements AutoCloseable {
     final Map<Integer, JsRuntime> runtimes = new HashMap<>();
     final Map<Integer, JsContext> contexts = new HashMap<>();
     final HostRefTable hostRefs = new HostRefTable();
+
+    /** Host callbacks running now; contexts and runtimes refuse to close while one runs. */
+    int callbackDepth;
+
     private final StringBuilder[] lineBuffers = {new StringBuilder(), new StringBuilder()};
 
     private QuickJsEngine(EngineOptions options) {
@@ -200,6 +204,15 @@ public final class QuickJsEngine implements AutoCloseable {
         checkUsable();
     }
 
+    /** For close(): on the engine thread, and not from inside a host function. */
+    void checkClosable(String what) {
+        checkThread();
+        if (callbackDepth > 0) {
+            throw new IllegalStateException(
+                    "a " + what + " cannot be closed from inside a host function");
+        }
+    }
+
     Ffi ffi() {
         return ffi;
     }
@@ -305,9 +318,6 @@ public final class QuickJsEngine implements AutoCloseable {
         };
     }
 
-    /** Host callbacks running now; contexts and runtimes refuse to close while one runs. */
-    int callbackDepth;
-
     private WasmFunctionHandle handler(Import which) {
         return switch (which) {
             case ASSERT_FAIL ->
@@ -395,9 +405,7 @@ public final class QuickJsEngine implements AutoCloseable {
                             new long[] {
                                 runtime((int) args[0])
                                         .normalizeModule(
-                                                (int) args[1],
-                                                readName((int) args[2]),
-                                                readName((int) args[3]))
+                                                readName((int) args[2]), readName((int) args[3]))
                             };
             case HOST_FREE_HOST_REF ->
                     (inst, args) -> {

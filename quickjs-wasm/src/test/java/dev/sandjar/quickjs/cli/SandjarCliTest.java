@@ -70,8 +70,9 @@ class SandjarCliTest {
         assertEquals(
                 new Run(2, "", "error: timeout: InternalError: interrupted"),
                 run("while (true) {}", "--timeout-ms", "200"));
-        assertEquals(2, run("let x = ;").code());
-        assertTrue(run("let x = ;").err().startsWith("error: syntax: SyntaxError: "));
+        Run syntax = run("let x = ;");
+        assertEquals(2, syntax.code());
+        assertTrue(syntax.err().startsWith("error: syntax: SyntaxError: "), syntax.err());
         assertEquals(
                 new Run(2, "", "error: stack: RangeError: Maximum call stack size exceeded"),
                 run("function f() { return f() + 1; } f()"));
