@@ -54,12 +54,14 @@ final class HostRefTable {
             }
             String thrownName;
             String thrownMessage;
+            Map<String, String> thrownProperties = Map.of();
             try {
                 JsValue result = entry.fn().call(context, self, List.copyOf(args));
                 return result == null ? 0 : context.consume(result);
             } catch (JsException e) {
                 thrownName = e.error().name();
                 thrownMessage = e.error().message();
+                thrownProperties = e.properties();
             } catch (EngineFailureException | VirtualMachineError e) {
                 throw e;
             } catch (com.dylibso.chicory.wasm.ChicoryException e) {
@@ -71,7 +73,7 @@ final class HostRefTable {
                 thrownMessage =
                         e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             }
-            return context.throwError(thrownName, thrownMessage);
+            return context.throwError(thrownName, thrownMessage, thrownProperties);
         } finally {
             engine.callbackDepth--;
             self.invalidate();

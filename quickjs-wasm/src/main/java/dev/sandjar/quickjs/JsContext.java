@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -164,7 +165,16 @@ public final class JsContext implements AutoCloseable {
 
     /** Throws a new error in the guest; returns the owned exception marker for C to return. */
     int throwError(String name, String message) {
+        return throwError(name, message, Map.of());
+    }
+
+    int throwError(String name, String message, Map<String, String> properties) {
         try (JsValue err = newError(name, message)) {
+            for (var p : properties.entrySet()) {
+                try (JsValue v = newString(p.getValue())) {
+                    setProperty(err, p.getKey(), v);
+                }
+            }
             return ffi.call(ffi.throwValue, ptr(), err.ptr());
         }
     }

@@ -50,7 +50,13 @@ public final class JsRuntime implements AutoCloseable {
         return engine;
     }
 
-    /** Caps QuickJS's heap in bytes; allocations past it throw a catchable out-of-memory error. */
+    /**
+     * Sets QuickJS's allocation limit. On this build it refuses single allocations larger than the
+     * limit (a catchable out-of-memory error) but does not count what is already allocated: QuickJS
+     * measures allocations with {@code malloc_usable_size}, which emscripten's libc does not
+     * provide, so its running total holds only per-allocation overhead. What bounds everything a
+     * guest holds is {@link QuickJsEngine#setGrowthLimitPages(int)}.
+     */
     public void setMemoryLimit(long bytes) {
         if (bytes < 1 || bytes > 0xFFFF_FFFFL) {
             throw new IllegalArgumentException(

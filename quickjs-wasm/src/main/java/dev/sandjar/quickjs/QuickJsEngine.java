@@ -59,6 +59,8 @@ public final class QuickJsEngine implements AutoCloseable {
     // Owned by the engine thread.
     private Ffi ffi;
     private int shadowStackTop;
+    private int growthLimitPages;
+    private volatile int pagesNow;
     final Map<Integer, JsRuntime> runtimes = new HashMap<>();
     final Map<Integer, JsContext> contexts = new HashMap<>();
     final HostRefTable hostRefs = new HostRefTable();
@@ -107,8 +109,16 @@ public final class QuickJsEngine implements AutoCloseable {
             try {
                 r = queue.take();
             } catch (InterruptedException e) {
-                return;
+                break;
             }
+            r.run();
+        }
+        failQueued();
+    }
+
+    /** After close: every task still queued fails with "engine is closed". */
+    private void failQueued() {
+        for (Runnable r; (r = queue.poll()) != null; ) {
             r.run();
         }
     }
@@ -121,18 +131,7 @@ public final class QuickJsEngine implements AutoCloseable {
         if (Thread.currentThread() == thread) {
             return guarded(task);
         }
-        if (closed) {
-            throw new IllegalStateException("engine is closed");
-        }
-        CompletableFuture<T> result = new CompletableFuture<>();
-        queue.add(
-                () -> {
-                    try {
-                        result.complete(guarded(task));
-                    } catch (Throwable t) {
-                        result.completeExceptionally(t);
-                    }
-                });
+        CompletableFuture<T> result = submit(task);
         try {
             while (true) {
                 try {
@@ -156,6 +155,36 @@ public final class QuickJsEngine implements AutoCloseable {
             }
             throw new IllegalStateException(cause);
         }
+    }
+
+    /**
+     * Queues {@code task} to run on the engine thread after the tasks already queued, and returns
+     * at once; the future completes with its result or the exception it threw. Also from the engine
+     * thread itself, the task is queued, not run inline.
+     */
+    public <T> CompletableFuture<T> submit(EngineTask<T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(new IllegalStateException("engine is closed"));
+            return result;
+        }
+        queue.add(
+                () -> {
+                    if (closed) {
+                        result.completeExceptionally(
+                                new IllegalStateException("engine closed before the task ran"));
+                        return;
+                    }
+                    try {
+                        result.complete(guarded(task));
+                    } catch (Throwable t) {
+                        result.completeExceptionally(t);
+                    }
+                });
+        if (closed && !thread.isAlive()) {
+            failQueued(); // the loop is gone: nothing else would ever run it
+        }
+        return result;
     }
 
     private <T> T guarded(EngineTask<T> task) {
@@ -299,7 +328,40 @@ public final class QuickJsEngine implements AutoCloseable {
                         .build();
         ffi = new Ffi(instance, glue);
         shadowStackTop = (int) instance.global(0).getValue();
+        growthLimitPages = options.maxMemoryPages();
         instance.export(glue.ctorsExport()).apply();
+        pagesNow = ffi.memory.pages();
+    }
+
+    /**
+     * Caps how far linear memory may grow from now on, in pages, below the instance's maximum
+     * ({@link EngineOptions#maxMemoryPages()}). Memory never shrinks: a cap below the pages already
+     * in use only stops further growth. A sandbox sets this per run from the run's heap limit, so
+     * everything the guest allocates is bounded, not only QuickJS's own objects.
+     */
+    public void setGrowthLimitPages(int pages) {
+        checkThread();
+        if (pages < EngineOptions.MIN_MEMORY_PAGES || pages > options.maxMemoryPages()) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            "growthLimitPages (%d) must be between %d and the instance maximum %d",
+                            pages, EngineOptions.MIN_MEMORY_PAGES, options.maxMemoryPages()));
+        }
+        growthLimitPages = pages;
+    }
+
+    /**
+     * Pages of linear memory as of the last growth; thread-safe, unlike {@link #memoryPages()}, so
+     * a pool can decide whether an idle engine is still small enough for the next run.
+     */
+    public int currentPages() {
+        return pagesNow;
+    }
+
+    /** The growth cap in force, in pages. */
+    public int growthLimitPages() {
+        checkThread();
+        return growthLimitPages;
     }
 
     /**
@@ -479,7 +541,7 @@ public final class QuickJsEngine implements AutoCloseable {
         if (requestedBytes <= current) {
             return 1;
         }
-        long max = (long) memory.maximumPages() * 65536;
+        long max = (long) Math.min(memory.maximumPages(), growthLimitPages) * 65536;
         if (requestedBytes > max) {
             return 0;
         }
@@ -487,7 +549,9 @@ public final class QuickJsEngine implements AutoCloseable {
         long target = Math.min(max, Math.max(requestedBytes, current + current / 5));
         int pages = (int) ((target + 65535) / 65536) - memory.pages();
         try {
-            return memory.grow(pages) < 0 ? 0 : 1;
+            int before = memory.grow(pages);
+            pagesNow = memory.pages();
+            return before < 0 ? 0 : 1;
         } catch (OutOfMemoryError e) {
             return 0; // the JVM heap could not hold more guest memory: a guest out-of-memory
         }
