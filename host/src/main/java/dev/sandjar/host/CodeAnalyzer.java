@@ -1,0 +1,225 @@
+package dev.sandjar.host;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sandjar.quickjs.EngineOptions;
+import dev.sandjar.quickjs.JsContext;
+import dev.sandjar.quickjs.JsError;
+import dev.sandjar.quickjs.JsResult;
+import dev.sandjar.quickjs.JsRuntime;
+import dev.sandjar.quickjs.JsValue;
+import dev.sandjar.quickjs.QuickJsEngine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Parses guest code with acorn, running in an engine instance of its own that is started on first
+ * use (loading acorn takes a few hundred milliseconds) and shared by all runs of a sandbox. The
+ * code is data to the parser and never runs. Results are cached by code, so a body that runs many
+ * times is parsed once. Thread-safe: parses are serialized on the analysis engine's thread.
+ */
+final class CodeAnalyzer implements AutoCloseable {
+    /** What the entry-module builder needs from a parse. */
+    record Parsed(
+            RunError syntaxError,
+            List<Hoisted> imports,
+            String hoisted,
+            boolean hasExports,
+            List<CodeAnalysis.Position> dynamicImports) {
+
+        CodeAnalysis toPublic() {
+            return new CodeAnalysis(
+                    syntaxError,
+                    imports.stream()
+                            .map(i -> new CodeAnalysis.Import(i.specifier(), i.line(), i.column()))
+                            .toList(),
+                    hasExports,
+                    dynamicImports);
+        }
+    }
+
+    /** A top-level import declaration and its place in the code (UTF-16 offsets). */
+    record Hoisted(String specifier, int line, int column, int start, int end) {}
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int CACHE_ENTRIES = 256;
+    private static final int CACHE_MAX_CHARS = 256 * 1024;
+    private static final long HEAP_LIMIT = 512L << 20;
+    private static final long TIME_LIMIT_NANOS = 20_000_000_000L;
+
+    private final EngineOptions options;
+    private final Map<String, Parsed> cache =
+            new LinkedHashMap<>(64, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Parsed> eldest) {
+                    return size() > CACHE_ENTRIES;
+                }
+            };
+    private QuickJsEngine engine;
+
+    // Engine thread only.
+    private JsRuntime runtime;
+    private JsContext context;
+    private JsValue analyze;
+    private long deadline;
+
+    CodeAnalyzer(EngineOptions options) {
+        this.options = options;
+    }
+
+    /** Starts the engine and loads the parser now rather than on the first parse. */
+    void warmUp() {
+        parse("export {}");
+    }
+
+    Parsed parse(String code) {
+        synchronized (cache) {
+            Parsed hit = cache.get(code);
+            if (hit != null) {
+                return hit;
+            }
+        }
+        Parsed parsed = engine().call(e -> parseOnEngine(e, code));
+        if (code.length() <= CACHE_MAX_CHARS) {
+            synchronized (cache) {
+                cache.put(code, parsed);
+            }
+        }
+        return parsed;
+    }
+
+    private synchronized QuickJsEngine engine() {
+        if (engine == null || engine.isBroken()) {
+            if (engine != null) {
+                engine.close();
+            }
+            engine = QuickJsEngine.create(options);
+        }
+        return engine;
+    }
+
+    private Parsed parseOnEngine(QuickJsEngine e, String code) {
+        if (runtime == null) {
+            load(e);
+        }
+        deadline = System.nanoTime() + TIME_LIMIT_NANOS;
+        String json;
+        try (JsValue source = context.newString(code);
+                JsResult r = context.call(analyze, context.undefined(), source)) {
+            if (!r.isOk()) {
+                JsError err = r.error();
+                discard(); // an interrupted or exhausted parse leaves nothing worth keeping
+                String why =
+                        err.isInterrupted()
+                                ? "parsing took longer than "
+                                        + TIME_LIMIT_NANOS / 1_000_000_000L
+                                        + " s"
+                                : err.toString();
+                return failed("the code could not be analysed: " + why, 0, 0);
+            }
+            json = r.value().asString();
+        } catch (dev.sandjar.quickjs.JsMemoryException ex) {
+            discard();
+            return failed("the code is too large to analyse: " + ex.getMessage(), 0, 0);
+        }
+        try {
+            return read(JSON.readTree(json));
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static Parsed failed(String message, int line, int column) {
+        return new Parsed(
+                new RunError(RunError.Kind.SYNTAX, "SyntaxError", message, "", line, column),
+                List.of(),
+                "",
+                false,
+                List.of());
+    }
+
+    private static Parsed read(JsonNode n) {
+        JsonNode err = n.get("syntaxError");
+        if (err != null) {
+            return failed(
+                    err.get("message").asText(),
+                    err.get("line").asInt(),
+                    err.get("column").asInt());
+        }
+        List<Hoisted> imports = new ArrayList<>();
+        for (JsonNode i : n.get("imports")) {
+            imports.add(
+                    new Hoisted(
+                            i.get("specifier").asText(),
+                            i.get("line").asInt(),
+                            i.get("column").asInt(),
+                            i.get("start").asInt(),
+                            i.get("end").asInt()));
+        }
+        List<CodeAnalysis.Position> dynamic = new ArrayList<>();
+        for (JsonNode p : n.get("dynamicImports")) {
+            dynamic.add(new CodeAnalysis.Position(p.get("line").asInt(), p.get("column").asInt()));
+        }
+        return new Parsed(
+                null, imports, n.get("hoisted").asText(), n.get("hasExports").asBoolean(), dynamic);
+    }
+
+    private void load(QuickJsEngine e) {
+        runtime = e.newRuntime();
+        runtime.setMemoryLimit(HEAP_LIMIT);
+        runtime.setMaxStackSize(QuickJsEngine.MAX_SAFE_STACK_BYTES);
+        runtime.setInterruptHandler(() -> System.nanoTime() > deadline);
+        context = runtime.newContext();
+        deadline = System.nanoTime() + TIME_LIMIT_NANOS * 3;
+        context.evalScript(resource("acorn.js"), "acorn.js").orThrow().close();
+        analyze = context.evalScript(resource("analyzer.js"), "analyzer.js").orThrow();
+    }
+
+    private void discard() {
+        if (runtime != null) {
+            runtime.close();
+        }
+        runtime = null;
+        context = null;
+        analyze = null;
+    }
+
+    static String resource(String name) {
+        try (InputStream in = CodeAnalyzer.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing from the sandjar-host jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (engine != null) {
+            QuickJsEngine e = engine;
+            engine = null;
+            if (!e.isBroken() && !e.isClosed()) {
+                try {
+                    e.call(
+                            x -> {
+                                discard();
+                                return null;
+                            });
+                } catch (RuntimeException ignored) {
+                    // closing anyway
+                }
+            }
+            e.close();
+        }
+    }
+}

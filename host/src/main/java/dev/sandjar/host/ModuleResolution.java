@@ -1,0 +1,43 @@
+package dev.sandjar.host;
+
+import java.util.Objects;
+
+/**
+ * How a run's {@code import}s are served. Without one, every import fails naming its specifier.
+ * With one, the sandbox asks it for each static import while the entry module links, and for
+ * nothing else: a dynamic {@code import()} is refused whatever the resolution would say.
+ *
+ * <p>Called on the run's engine thread, possibly for several runs at once: implementations must be
+ * thread-safe. A module's {@link Module#name()} identifies it within the run (imports of the same
+ * name share one instance) and is the {@code importer} its own imports are resolved against.
+ */
+@FunctionalInterface
+public interface ModuleResolution {
+    /**
+     * Resolves {@code specifier}, written in the module named {@code importer} (the run's filename
+     * for the user's code).
+     *
+     * @throws Refused when the module may not or cannot be imported; its message reaches the guest
+     */
+    Module resolve(String importer, String specifier);
+
+    /** A module to evaluate: its unique name within the run and its ES module source. */
+    record Module(String name, String source) {
+        public Module {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(source, "source");
+            if (name.isEmpty() || name.indexOf('\0') >= 0 || name.startsWith("sandjar:")) {
+                throw new IllegalArgumentException("bad module name '" + name + "'");
+            }
+        }
+    }
+
+    /** The import is refused; the message says why and names the specifier. */
+    final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public Refused(String message) {
+            super(message);
+        }
+    }
+}

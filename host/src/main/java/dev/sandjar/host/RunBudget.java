@@ -1,0 +1,119 @@
+package dev.sandjar.host;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * A run's time: a CPU budget on the engine thread's own CPU clock, and a wall-clock bound that does
+ * not count time a {@link SandboxClock} was suspended (up to the suspend allowance). Asked by the
+ * interrupt handler while guest code runs and by the event loop while it waits. The first reason to
+ * stop sticks. {@link #cancel()} is thread-safe; the rest runs on the engine thread.
+ */
+final class RunBudget {
+    enum Reason {
+        CPU,
+        WALL,
+        CANCELLED
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    private static final boolean THREAD_CPU =
+            THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
+
+    private final long cpuBudgetNanos;
+    private final long wallBudgetNanos;
+    private final long allowanceNanos;
+    private final SandboxClock clock;
+    private final long startWall;
+    private long startCpu;
+    private long waitedNanos;
+    private volatile boolean cancelRequested;
+    private Reason reason;
+
+    RunBudget(Limits limits, SandboxClock clock, long startWall) {
+        this.cpuBudgetNanos = limits.timeout().toNanos();
+        this.wallBudgetNanos = limits.wallTimeout().toNanos();
+        this.allowanceNanos = limits.suspendAllowance().toNanos();
+        this.clock = clock;
+        this.startWall = startWall;
+    }
+
+    /** Starts the CPU budget; call on the engine thread. */
+    void start() {
+        startCpu = cpuNow();
+    }
+
+    /** The engine thread's CPU time, or elapsed time less waits where the JVM cannot tell. */
+    long cpuNow() {
+        return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : System.nanoTime() - waitedNanos;
+    }
+
+    static boolean measuresCpu() {
+        return THREAD_CPU;
+    }
+
+    long cpuUsedNanos() {
+        return cpuNow() - startCpu;
+    }
+
+    /** Records time spent blocked waiting for host work (for the fallback CPU clock). */
+    void waited(long nanos) {
+        waitedNanos += nanos;
+    }
+
+    void cancel() {
+        cancelRequested = true;
+    }
+
+    boolean cancelRequested() {
+        return cancelRequested;
+    }
+
+    /** True once the run must stop; {@link #reason()} says why. */
+    boolean expired() {
+        if (reason != null) {
+            return true;
+        }
+        if (cancelRequested) {
+            reason = Reason.CANCELLED;
+        } else if (cpuUsedNanos() > cpuBudgetNanos) {
+            reason = Reason.CPU;
+        } else if (wallRemainingNanos() <= 0) {
+            reason = Reason.WALL;
+        }
+        return reason != null;
+    }
+
+    Reason reason() {
+        return reason;
+    }
+
+    /** Wall-clock time left, with suspended time credited back up to the allowance. */
+    long wallRemainingNanos() {
+        long suspended = clock == null ? 0 : Math.min(clock.suspendedNanos(), allowanceNanos);
+        return wallBudgetNanos - (System.nanoTime() - startWall - suspended);
+    }
+
+    /** The error a stopped run reports. */
+    RunError error() {
+        return switch (reason) {
+            case CANCELLED ->
+                    RunError.of(RunError.Kind.CANCELLED, "CancelledError", "the run was cancelled");
+            case CPU ->
+                    RunError.of(
+                            RunError.Kind.TIMEOUT,
+                            "TimeoutError",
+                            "the run used its CPU budget (timeout) of "
+                                    + cpuBudgetNanos / 1_000_000
+                                    + " ms");
+            case WALL ->
+                    RunError.of(
+                            RunError.Kind.TIMEOUT,
+                            "TimeoutError",
+                            "the run took longer than its wall-clock bound (wallTimeout) of "
+                                    + wallBudgetNanos / 1_000_000
+                                    + " ms"
+                                    + (clock == null ? "" : ", not counting suspended time"));
+        };
+    }
+}

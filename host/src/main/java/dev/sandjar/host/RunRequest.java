@@ -1,0 +1,196 @@
+package dev.sandjar.host;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/**
+ * Everything one run needs: the code, globals, limits, granted bridges and module resolution.
+ * Immutable; {@code RunRequest.builder(code).global("inputs", map).bridge(b).build()}.
+ *
+ * <p>The code is a function body: its {@code return} value is the result, {@code await} works at
+ * the top, and static {@code import} declarations anywhere at the top level are hoisted. Code that
+ * has a top-level {@code export} is an ES module as written, and its default export is the result.
+ */
+public final class RunRequest {
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_$][A-Za-z0-9_$]*");
+
+    private final String code;
+    private final String filename;
+    private final Map<String, Object> globals;
+    private final Limits limits;
+    private final List<Bridge> bridges;
+    private final ModuleResolution modules;
+    private final Consumer<LogEntry> logListener;
+    private final SandboxClock clock;
+    private final boolean truncateOutput;
+
+    private RunRequest(Builder b) {
+        code = b.code;
+        filename = b.filename;
+        globals = Collections.unmodifiableMap(new LinkedHashMap<>(b.globals));
+        limits = b.limits;
+        bridges = List.copyOf(b.bridges);
+        modules = b.modules;
+        logListener = b.logListener;
+        clock = b.clock;
+        truncateOutput = b.truncateOutput;
+    }
+
+    public static Builder builder(String code) {
+        return new Builder(code);
+    }
+
+    public String code() {
+        return code;
+    }
+
+    /** The name errors and stacks use for the user's code; {@code main.js} by default. */
+    public String filename() {
+        return filename;
+    }
+
+    /** Globals to define before the code runs, by name. Values cross by the transport's rules. */
+    public Map<String, Object> globals() {
+        return globals;
+    }
+
+    /** Overrides of the sandbox's default limits (clamped to its ceilings). */
+    public Limits limits() {
+        return limits;
+    }
+
+    public List<Bridge> bridges() {
+        return bridges;
+    }
+
+    /** How imports resolve; null when the run may import nothing. */
+    public ModuleResolution modules() {
+        return modules;
+    }
+
+    /** Receives each log line as it is logged (on the engine thread); null for none. */
+    public Consumer<LogEntry> logListener() {
+        return logListener;
+    }
+
+    public SandboxClock clock() {
+        return clock;
+    }
+
+    /**
+     * When true, a result over the output limit comes back cut, as a string of the encoded JSON
+     * with {@link RunResult#outputTruncated()} set, instead of failing the run.
+     */
+    public boolean truncateOutput() {
+        return truncateOutput;
+    }
+
+    public static final class Builder {
+        private final String code;
+        private String filename = "main.js";
+        private final Map<String, Object> globals = new LinkedHashMap<>();
+        private Limits limits = Limits.none();
+        private final List<Bridge> bridges = new ArrayList<>();
+        private ModuleResolution modules;
+        private Consumer<LogEntry> logListener;
+        private SandboxClock clock;
+        private boolean truncateOutput;
+
+        private Builder(String code) {
+            this.code = Objects.requireNonNull(code, "code");
+        }
+
+        /** At most 255 characters, no NUL, no slash or backslash. */
+        public Builder filename(String name) {
+            Objects.requireNonNull(name, "filename");
+            if (name.isEmpty()
+                    || name.length() > 255
+                    || name.indexOf('\0') >= 0
+                    || name.indexOf('/') >= 0
+                    || name.indexOf('\\') >= 0
+                    || name.startsWith("sandjar:")) {
+                throw new IllegalArgumentException(
+                        "filename '"
+                                + name
+                                + "' must be 1 to 255 characters without NUL, '/', '\\\\' or a"
+                                + " 'sandjar:' prefix");
+            }
+            this.filename = name;
+            return this;
+        }
+
+        /**
+         * A global the code sees as {@code name}. Its value is copied in by the transport; if it is
+         * an object (a map, list, set, ...) its value after a successful run is copied back into
+         * {@link RunResult#globals()}, so state can survive between runs. A name that a built-in or
+         * a granted bridge already defines is refused when the run starts.
+         */
+        public Builder global(String name, Object value) {
+            Objects.requireNonNull(name, "global name");
+            if (!IDENTIFIER.matcher(name).matches()) {
+                throw new IllegalArgumentException(
+                        "global name '" + name + "' must be an identifier matching " + IDENTIFIER);
+            }
+            globals.put(name, value);
+            return this;
+        }
+
+        public Builder globals(Map<String, ?> values) {
+            values.forEach(this::global);
+            return this;
+        }
+
+        public Builder limits(Limits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /** Grants a bridge to this run; two bridges of one name are refused. */
+        public Builder bridge(Bridge bridge) {
+            Objects.requireNonNull(bridge, "bridge");
+            for (Bridge b : bridges) {
+                if (b.name().equals(bridge.name())) {
+                    throw new IllegalArgumentException(
+                            "bridge '" + bridge.name() + "' is granted twice");
+                }
+            }
+            bridges.add(bridge);
+            return this;
+        }
+
+        public Builder bridges(List<Bridge> list) {
+            list.forEach(this::bridge);
+            return this;
+        }
+
+        public Builder modules(ModuleResolution resolution) {
+            this.modules = resolution;
+            return this;
+        }
+
+        public Builder onLog(Consumer<LogEntry> listener) {
+            this.logListener = listener;
+            return this;
+        }
+
+        public Builder clock(SandboxClock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder truncateOutput(boolean truncate) {
+            this.truncateOutput = truncate;
+            return this;
+        }
+
+        public RunRequest build() {
+            return new RunRequest(this);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.sandjar.host;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * What a bridge's handlers can see of the run they serve. Thread-safe: handlers run on the engine
+ * thread, but the stages they return complete wherever their work does.
+ */
+public interface RunSession {
+    /** A unique id for the run, for the host's own logs. */
+    String runId();
+
+    /** The run's effective limits. */
+    Limits limits();
+
+    /**
+     * True once the run was cancelled, timed out, or ended. Bridge work still in flight should
+     * stop; new calls from the guest are refused before they reach a handler.
+     */
+    boolean isCancelled();
+
+    /**
+     * Runs {@code action} once when the run is cancelled or ends, whichever comes first (at once if
+     * that already happened). For aborting in-flight work and releasing per-run resources.
+     */
+    void onEnd(Runnable action);
+
+    /** Adds a line to the run's log, under the log's caps. */
+    void log(LogEntry.Level level, String message);
+
+    /**
+     * Per-run state for a bridge, created on first use: {@code session.state(MyState.class,
+     * MyState::new)}. Keys are compared with {@code equals}.
+     */
+    <T> T state(Object key, Supplier<T> create);
+
+    /** An executor for blocking bridge work (file and network I/O), shared by the sandbox. */
+    Executor executor();
+
+    /**
+     * A stage that completes after {@code delay}, or fails with a {@link BridgeException} of code
+     * {@code CANCELLED} when the run ends first.
+     */
+    CompletableFuture<Void> delay(Duration delay);
+}

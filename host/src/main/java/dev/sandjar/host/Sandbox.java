@@ -1,0 +1,326 @@
+package dev.sandjar.host;
+
+import dev.sandjar.quickjs.EngineOptions;
+import dev.sandjar.quickjs.EnginePool;
+import dev.sandjar.transport.Transport;
+import dev.sandjar.transport.TransportException;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+
+/**
+ * Runs untrusted JavaScript. Build one per process and share it: it owns a pool of engine instances
+ * (one run per instance at a time, each run in a fresh QuickJS runtime and context), the parser it
+ * analyses code with, and the threads bridges use for timers and blocking work. Thread-safe.
+ *
+ * <pre>{@code
+ * try (Sandbox sandbox = Sandbox.builder().poolSize(4).build()) {
+ *     RunResult r = sandbox.run(RunRequest.builder("return inputs.a + inputs.b")
+ *             .global("inputs", Map.of("a", 1, "b", 2))
+ *             .build());
+ *     long sum = (Long) r.valueOrThrow();
+ * }
+ * }</pre>
+ *
+ * <p>Runs beyond the pool's size wait in line, first come first served. {@link #run} blocks the
+ * caller until the result; interrupting the caller cancels the run. {@link #submit} returns at once
+ * with a handle to cancel and a future of the result.
+ */
+public final class Sandbox implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Sandbox.class.getName());
+    private static final AtomicLong RUN_IDS = new AtomicLong();
+
+    /**
+     * Linear memory below the guest heap: emscripten's static data and QuickJS's 5 MiB shadow stack
+     * end at 5,342,832 bytes; the rest is room for the runtime and context themselves.
+     */
+    private static final long BASE_MEMORY_BYTES = 6L << 20;
+
+    private final Limits defaults;
+    private final Limits ceilings;
+    private final EnginePool pool;
+    private final CodeAnalyzer analyzer;
+    private final ScheduledThreadPoolExecutor timer;
+    private final ExecutorService blocking;
+    private volatile boolean closed;
+
+    private Sandbox(Builder b) {
+        this.ceilings = b.ceilings.over(Limits.CEILINGS);
+        this.defaults = b.defaults.over(Limits.DEFAULTS);
+        EngineOptions engineOptions =
+                EngineOptions.builder()
+                        .withZone(b.zone)
+                        .withMaxMemoryPages(pagesFor(ceilings.heapBytes()))
+                        .withStdout(line -> LOG.info("engine: " + line))
+                        .build();
+        this.analyzer = new CodeAnalyzer(EngineOptions.builder().withMaxMemoryPages(12288).build());
+        this.timer = new ScheduledThreadPoolExecutor(1, daemon("sandjar-timer"));
+        this.timer.setRemoveOnCancelPolicy(true);
+        this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
+        try {
+            this.pool = new EnginePool(b.poolSize, engineOptions);
+            if (b.preloadAnalyzer) {
+                analyzer.warmUp();
+            }
+        } catch (RuntimeException e) {
+            analyzer.close();
+            timer.shutdownNow();
+            blocking.shutdownNow();
+            throw e;
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A sandbox with a pool of one instance per core and the built-in limits. */
+    public static Sandbox create() {
+        return builder().build();
+    }
+
+    /**
+     * Runs the request and waits for its result. Every outcome of the guest code is a {@link
+     * RunResult}; a bad request (a reserved global name, code over its size limit, a global value
+     * with no JavaScript form) throws {@link IllegalArgumentException}. Interrupting the calling
+     * thread cancels the run; the method then returns its cancelled result with the interrupt flag
+     * set again.
+     */
+    public RunResult run(RunRequest request) {
+        SandboxRun run = submit(request);
+        try {
+            return run.result().get();
+        } catch (InterruptedException e) {
+            run.cancel();
+            try {
+                return run.result().join();
+            } catch (CompletionException ce) {
+                throw unwrap(ce.getCause());
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+        } catch (ExecutionException e) {
+            throw unwrap(e.getCause());
+        }
+    }
+
+    private static RuntimeException unwrap(Throwable t) {
+        return t instanceof RuntimeException re ? re : new IllegalStateException(t);
+    }
+
+    /** Starts the request and returns at once; see {@link SandboxRun}. */
+    public SandboxRun submit(RunRequest request) {
+        if (closed) {
+            throw new IllegalStateException("the sandbox is closed");
+        }
+        Limits effective = request.limits().resolve(defaults, ceilings);
+        if (request.code().length() > effective.codeChars()) {
+            throw new IllegalArgumentException(
+                    "the code is "
+                            + request.code().length()
+                            + " characters; the limit (codeChars) is "
+                            + effective.codeChars());
+        }
+        Transport.Encoded globals = null;
+        if (!request.globals().isEmpty()) {
+            try {
+                globals = Transport.encode(request.globals(), "globals");
+            } catch (TransportException e) {
+                throw new IllegalArgumentException(
+                        "a global cannot enter the sandbox: " + e.getMessage(), e);
+            }
+        }
+        String runId = "run-" + RUN_IDS.incrementAndGet();
+        CompletableFuture<RunResult> result = new CompletableFuture<>();
+        RunExecution execution = new RunExecution(this, request, effective, runId, globals, result);
+        CompletableFuture<EnginePool.Lease> lease = pool.acquireAsync();
+        lease.whenComplete(
+                (l, err) -> {
+                    if (err != null) {
+                        if (!(err instanceof CancellationException)) {
+                            result.completeExceptionally(err);
+                        }
+                        return;
+                    }
+                    if (l.engine().currentPages() > growthPagesFor(effective.heapBytes())) {
+                        try {
+                            l.replaceEngine(); // grown past this run's limit by an earlier run
+                        } catch (RuntimeException e) {
+                            l.close();
+                            result.completeExceptionally(e);
+                            return;
+                        }
+                    }
+                    l.engine()
+                            .submit(
+                                    engine -> {
+                                        execution.execute(engine, l);
+                                        return null;
+                                    })
+                            .whenComplete(
+                                    (v, t) -> {
+                                        if (t != null) {
+                                            result.completeExceptionally(t);
+                                            try {
+                                                l.close();
+                                            } catch (IllegalStateException alreadyReturned) {
+                                                // execute returned it before failing
+                                            }
+                                        }
+                                    });
+                });
+        return new SandboxRun(
+                runId,
+                result,
+                () -> {
+                    lease.cancel(false);
+                    execution.cancel();
+                });
+    }
+
+    /**
+     * Parses {@code code} the way a run would (the parser runs inside the sandbox's own analysis
+     * engine) and reports its imports, exports and syntax errors, without running it.
+     */
+    public CodeAnalysis analyze(String code) {
+        Objects.requireNonNull(code, "code");
+        if (code.length() > ceilings.codeChars()) {
+            throw new IllegalArgumentException(
+                    "the code is "
+                            + code.length()
+                            + " characters; the ceiling (codeChars) is "
+                            + ceilings.codeChars());
+        }
+        return analyzer.parse(code).toPublic();
+    }
+
+    /** The defaults a request's limits fall back to (complete except a derived wallTimeout). */
+    public Limits defaults() {
+        return defaults;
+    }
+
+    /** The ceilings every run's limits are clamped to. */
+    public Limits ceilings() {
+        return ceilings;
+    }
+
+    public int poolSize() {
+        return pool.size();
+    }
+
+    CodeAnalyzer analyzer() {
+        return analyzer;
+    }
+
+    Executor blockingExecutor() {
+        return blocking;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    /**
+     * The WebAssembly memory a run with this heap limit may use, in pages: the heap plus the
+     * engine's static data and stack. This, not QuickJS's own counter (see {@link
+     * dev.sandjar.quickjs.JsRuntime#setMemoryLimit}), is what bounds a run's memory: a run starts
+     * on an engine whose memory is at most this size and cannot grow it further.
+     */
+    int growthPagesFor(long heapBytes) {
+        return Math.min(pagesFor(heapBytes), pool.options().maxMemoryPages());
+    }
+
+    private static int pagesFor(long heapBytes) {
+        long bytes = BASE_MEMORY_BYTES + heapBytes;
+        long pages = (bytes + 65535) / 65536;
+        return (int)
+                Math.max(
+                        EngineOptions.MIN_MEMORY_PAGES,
+                        Math.min(pages, EngineOptions.MAX_MEMORY_PAGES));
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Closes the pool and the analysis engine; runs in progress finish first on their engines. */
+    @Override
+    public void close() {
+        closed = true;
+        pool.close();
+        analyzer.close();
+        timer.shutdownNow();
+        blocking.shutdownNow();
+    }
+
+    public static final class Builder {
+        private int poolSize = Runtime.getRuntime().availableProcessors();
+        private Limits defaults = Limits.none();
+        private Limits ceilings = Limits.none();
+        private ZoneId zone = ZoneOffset.UTC;
+        private boolean preloadAnalyzer;
+
+        private Builder() {}
+
+        /** Engine instances, 1 to 256; the default is one per core. */
+        public Builder poolSize(int size) {
+            if (size < 1 || size > 256) {
+                throw new IllegalArgumentException(
+                        "poolSize (" + size + ") must be between 1 and 256");
+            }
+            this.poolSize = size;
+            return this;
+        }
+
+        /** Defaults for requests that leave a limit unset (each clamped to the ceilings). */
+        public Builder defaults(Limits limits) {
+            this.defaults = Objects.requireNonNull(limits, "defaults");
+            return this;
+        }
+
+        /** Ceilings below the built-in ones ({@link Limits#CEILINGS}); raising one is refused. */
+        public Builder ceilings(Limits limits) {
+            Objects.requireNonNull(limits, "ceilings");
+            limits.checkAtMost(Limits.CEILINGS, "built-in ceiling");
+            this.ceilings = limits;
+            return this;
+        }
+
+        /** The time zone the guest's {@code Date} sees; UTC by default. */
+        public Builder zone(ZoneId zone) {
+            this.zone = Objects.requireNonNull(zone, "zone");
+            return this;
+        }
+
+        /**
+         * Starts the analysis engine while building, instead of on the first run whose code has
+         * imports or exports (loading the parser takes a few hundred milliseconds).
+         */
+        public Builder preloadAnalyzer(boolean preload) {
+            this.preloadAnalyzer = preload;
+            return this;
+        }
+
+        public Sandbox build() {
+            return new Sandbox(this);
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.sandjar.host;
+
+/** A run failed and the caller asked for its value anyway ({@link RunResult#valueOrThrow()}). */
+public final class SandboxException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient RunError error;
+
+    public SandboxException(RunError error) {
+        super(error.kind() + ": " + error + (error.stack().isEmpty() ? "" : "\n" + error.stack()));
+        this.error = error;
+    }
+
+    public RunError error() {
+        return error;
+    }
+}

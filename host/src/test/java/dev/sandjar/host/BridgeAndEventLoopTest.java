@@ -1,0 +1,433 @@
+package dev.sandjar.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The bridge SPI, the event loop, time while waiting, and cancellation. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class BridgeAndEventLoopTest {
+    static Sandbox sandbox;
+
+    @BeforeAll
+    static void start() {
+        sandbox = Sandbox.builder().poolSize(2).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    @Test
+    void promiseAllOverFiveSlowCallsOverlapsThem() {
+        TestBridges.Sleep sleep = new TestBridges.Sleep();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const calls = [1, 2, 3, 4, 5].map(() => sleep(200));\n"
+                                                + "await Promise.all(calls);\nreturn 'done';")
+                                .bridge(sleep.bridge)
+                                .build());
+        assertEquals("done", r.valueOrThrow());
+        assertEquals(5, sleep.spans.size());
+        long lastStart =
+                sleep.spans.stream().mapToLong(TestBridges.Span::startNanos).max().orElseThrow();
+        long firstEnd =
+                sleep.spans.stream().mapToLong(TestBridges.Span::endNanos).min().orElseThrow();
+        // All five were started by the host before any of them finished: one round trip.
+        assertTrue(lastStart < firstEnd, "the calls ran one after another");
+        assertEquals(5, r.stats().bridgeCalls());
+    }
+
+    @Test
+    void workStartsWhenCalledNotWhenAwaited() {
+        TestBridges.Sleep sleep = new TestBridges.Sleep();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const a = sleep(150);\n"
+                                            + "let n = 0; for (let i = 0; i < 1000; i++) n += i;\n"
+                                            + "const b = sleep(150);\n"
+                                            + "await a; await b; return n;")
+                                .bridge(sleep.bridge)
+                                .build());
+        assertEquals(499500L, r.valueOrThrow());
+        assertTrue(sleep.spans.get(1).startNanos() < sleep.spans.get(0).endNanos());
+    }
+
+    @Test
+    void waitingOnTheHostDoesNotBurnTheCpuBudget() {
+        TestBridges.Sleep sleep = new TestBridges.Sleep();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder("await sleep(600);\nreturn 'slept';")
+                                .bridge(sleep.bridge)
+                                .limits(Limits.builder().timeout(Duration.ofMillis(300)).build())
+                                .build());
+        assertEquals("slept", r.valueOrThrow());
+        assertTrue(r.stats().guestCpuNanos() < TimeUnit.MILLISECONDS.toNanos(300));
+    }
+
+    @Test
+    void theWallClockBoundStopsAGuestThatOnlyWaits() {
+        TestBridges.Sleep sleep = new TestBridges.Sleep();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder("while (true) await sleep(100);")
+                                .bridge(sleep.bridge)
+                                .limits(
+                                        Limits.builder()
+                                                .wallTimeout(Duration.ofMillis(400))
+                                                .build())
+                                .build());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind());
+        assertTrue(r.error().message().contains("wallTimeout"), r.error().message());
+    }
+
+    @Test
+    void aSuspendedClockDoesNotCountAgainstTheWallBound() throws Exception {
+        SandboxClock clock = SandboxClock.create();
+        TestBridges.Sleep sleep = new TestBridges.Sleep();
+        RunResult r;
+        SandboxClock.Suspension waiting = clock.suspend();
+        try {
+            r =
+                    sandbox.run(
+                            RunRequest.builder("await sleep(700);\nreturn 'answered';")
+                                    .bridge(sleep.bridge)
+                                    .clock(clock)
+                                    .limits(
+                                            Limits.builder()
+                                                    .wallTimeout(Duration.ofMillis(300))
+                                                    .build())
+                                    .build());
+        } finally {
+            waiting.close();
+        }
+        assertEquals("answered", r.valueOrThrow());
+        assertTrue(clock.suspended().toMillis() >= 700);
+
+        // The allowance caps the credit: with none, the same wait is cut.
+        SandboxClock stingy = SandboxClock.create();
+        SandboxClock.Suspension unpaid = stingy.suspend();
+        try {
+            r =
+                    sandbox.run(
+                            RunRequest.builder("await sleep(700);\nreturn 'answered';")
+                                    .bridge(sleep.bridge)
+                                    .clock(stingy)
+                                    .limits(
+                                            Limits.builder()
+                                                    .wallTimeout(Duration.ofMillis(300))
+                                                    .suspendAllowance(Duration.ZERO)
+                                                    .build())
+                                    .build());
+        } finally {
+            unpaid.close();
+        }
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind());
+    }
+
+    @Test
+    void argumentsAreCheckedBeforeAnyHandlerRuns() {
+        TestBridges.Typed typed = new TestBridges.Typed();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const out = [typed('a', 2), typed('b', 3, new"
+                                            + " Uint8Array(5))];\n"
+                                            + "for (const bad of [[1, 2], ['a'], ['a', 11], ['a',"
+                                            + " 1.5], ['toolongname', 1], ['a', 1, 'x'], ['a', 1,"
+                                            + " null, 'extra']]) {\n"
+                                            + "  try { typed(...bad); out.push('accepted'); }\n"
+                                            + "  catch (e) { out.push(e.name + ' ' + e.code + ' ' +"
+                                            + " e.message); }\n"
+                                            + "}\n"
+                                            + "try { typedRaw('nope'); } catch (e) {"
+                                            + " out.push(e.code + ' ' + e.message); }\n"
+                                            + "return out;")
+                                .bridge(typed.bridge)
+                                .build());
+        List<?> out = (List<?>) r.valueOrThrow();
+        assertEquals("a:2:-1", out.get(0));
+        assertEquals("b:3:5", out.get(1));
+        assertEquals(
+                "TypeError INVALID_ARGUMENT typed.op: argument 1 (name) must be a string, got a"
+                        + " number",
+                out.get(2));
+        assertEquals(
+                "TypeError INVALID_ARGUMENT typed.op: argument 2 (count) is required", out.get(3));
+        assertTrue(((String) out.get(4)).contains("must be between 1 and 10"), (String) out.get(4));
+        assertTrue(((String) out.get(5)).contains("must be an integer"), (String) out.get(5));
+        assertTrue(((String) out.get(6)).contains("at most 8"), (String) out.get(6));
+        assertTrue(
+                ((String) out.get(7)).contains("Uint8Array or ArrayBuffer"), (String) out.get(7));
+        assertTrue(((String) out.get(8)).contains("at most 3 argument"), (String) out.get(8));
+        assertEquals("UNKNOWN_OPERATION bridge typed has no operation 'nope'", out.get(9));
+        assertEquals(2, typed.calls.get(), "a handler ran for a refused call");
+    }
+
+    @Test
+    void bridgeFailuresAreRealErrorsWithStableNamesAndCodes() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const out = [];\n"
+                                            + "for (const f of [failBridge, failHost]) {\n"
+                                            + "  try { f(); } catch (e) { out.push([e instanceof"
+                                            + " Error, e.name, e.code, e.message]); }\n"
+                                            + "}\n"
+                                            + "try { await failLater(); } catch (e) { out.push([e"
+                                            + " instanceof Error, e.name, e.code, e.message]); }\n"
+                                            + "return out;")
+                                .bridge(TestBridges.failing())
+                                .build());
+        assertEquals(
+                List.of(
+                        List.of(true, "QuotaError", "QUOTA", "the quota is 3 calls"),
+                        List.of(
+                                true,
+                                "HostError",
+                                "HOST_ERROR",
+                                "fail.host failed on the host (IllegalStateException)"),
+                        List.of(true, "FetchError", "BLOCKED_ADDRESS", "10.0.0.1 is private")),
+                r.valueOrThrow());
+    }
+
+    @Test
+    void valuesCrossToAndFromOperationsWithTheirTypes() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const v = {d: new Date(5), b: new Uint8Array([1, 2]), m:"
+                                            + " new Map([[1, 'one']]), big: 2n ** 70n, u:"
+                                            + " undefined, nan: NaN, s: 'x'.repeat(9000)};\n"
+                                            + "const back = echo(v);\n"
+                                            + "const later = await echoLater(v);\n"
+                                            + "return [back.d instanceof Date, back.d.getTime(),"
+                                            + " back.b instanceof Uint8Array, back.m.get(1),"
+                                            + " back.big === 2n ** 70n, 'u' in back,"
+                                            + " Number.isNaN(later.nan), later.s.length,"
+                                            + " echo(null), echo(), echo(-0) ===0 && 1/echo(-0)];")
+                                .bridge(TestBridges.echo())
+                                .build());
+        assertEquals(
+                java.util.Arrays.asList(
+                        true,
+                        5L,
+                        true,
+                        "one",
+                        true,
+                        true,
+                        true,
+                        9000L,
+                        null,
+                        null,
+                        Double.NEGATIVE_INFINITY),
+                r.valueOrThrow());
+    }
+
+    @Test
+    void aFunctionArgumentFailsInTheGuestNamingItsPath() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "try { echo({cb: () => 1}); } catch (e) { return e.name +"
+                                                + " ': ' + e.message; }")
+                                .bridge(TestBridges.echo())
+                                .build());
+        assertEquals(
+                "TransportError: echo.echo[0].cb is a function, which cannot leave the sandbox",
+                r.valueOrThrow());
+    }
+
+    @Test
+    void hostOperationsInFlightAreCapped() {
+        TestBridges.Hang hang = new TestBridges.Hang();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const started = [];\n"
+                                            + "try { for (let i = 0; i < 10; i++)"
+                                            + " started.push(hang()); }\n"
+                                            + "catch (e) { return [started.length, e.name, e.code];"
+                                            + " }")
+                                .bridge(hang.bridge)
+                                .limits(Limits.builder().pendingOperations(4).build())
+                                .build());
+        assertEquals(List.of(4L, "RangeError", "PENDING_LIMIT"), r.valueOrThrow());
+        assertEquals(4, hang.handled.get());
+        // The run ended with work in flight: all of it was cancelled, every end action ran.
+        assertTrue(hang.started.stream().allMatch(f -> f.isCancelled()));
+        assertEquals(4, hang.ended.get());
+    }
+
+    @Test
+    void cancellationInterruptsACpuBoundLoopAndStopsBridgeWork() throws Exception {
+        TestBridges.Hang hang = new TestBridges.Hang();
+        SandboxRun run =
+                sandbox.submit(
+                        RunRequest.builder("hang();\nlet n = 0;\nwhile (true) n++;")
+                                .bridge(hang.bridge)
+                                .build());
+        while (hang.handled.get() == 0) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(100);
+        run.cancel();
+        RunResult r = run.result().get(30, TimeUnit.SECONDS);
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind());
+        assertTrue(hang.started.get(0).isCancelled());
+        assertEquals(1, hang.ended.get());
+    }
+
+    @Test
+    void afterCancellationFurtherBridgeCallsFailFast() throws Exception {
+        TestBridges.Hang hang = new TestBridges.Hang();
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        SandboxRun run =
+                sandbox.submit(
+                        RunRequest.builder(
+                                        "try { await hang(); } catch (e) { log('INFO', 'first: ' +"
+                                            + " e.code); }\n"
+                                            + "try { hang(); } catch (e) { log('INFO', 'second: ' +"
+                                            + " e.code); }\n"
+                                            + "await new Promise(() => {});")
+                                .bridge(hang.bridge)
+                                .bridge(TestBridges.log())
+                                .onLog(e -> seen.add(e.message()))
+                                .build());
+        while (hang.handled.get() == 0) {
+            Thread.sleep(5);
+        }
+        run.cancel();
+        RunResult r = run.result().get(30, TimeUnit.SECONDS);
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind());
+        assertEquals(1, hang.handled.get(), "a call after cancellation reached its handler");
+    }
+
+    @Test
+    void aQueuedRunCancelledBeforeItStartsNeverRuns() throws Exception {
+        try (Sandbox one = Sandbox.builder().poolSize(1).build()) {
+            TestBridges.Hang hang = new TestBridges.Hang();
+            SandboxRun busy =
+                    one.submit(RunRequest.builder("await hang();").bridge(hang.bridge).build());
+            TestBridges.Typed typed = new TestBridges.Typed();
+            SandboxRun queued =
+                    one.submit(RunRequest.builder("typed('x', 1)").bridge(typed.bridge).build());
+            queued.cancel();
+            assertEquals(
+                    RunError.Kind.CANCELLED,
+                    queued.result().get(10, TimeUnit.SECONDS).error().kind());
+            busy.cancel();
+            busy.result().get(10, TimeUnit.SECONDS);
+            assertEquals(0, typed.calls.get());
+            // The pool still serves.
+            assertEquals(3L, one.run(RunRequest.builder("return 3").build()).valueOrThrow());
+        }
+    }
+
+    @Test
+    void interruptingACallerOfRunCancelsTheRun() throws Exception {
+        Thread caller =
+                new Thread(
+                        () -> {
+                            RunResult r =
+                                    sandbox.run(RunRequest.builder("while (true) {}").build());
+                            assertEquals(RunError.Kind.CANCELLED, r.error().kind());
+                            assertTrue(Thread.currentThread().isInterrupted());
+                        });
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        caller.setUncaughtExceptionHandler((t, e) -> failures.add(e));
+        caller.start();
+        Thread.sleep(300);
+        caller.interrupt();
+        caller.join(30_000);
+        assertTrue(failures.isEmpty(), () -> failures.toString());
+    }
+
+    @Test
+    void theLogIsCappedWithOneNoticeAndSeenLive() {
+        List<LogEntry> live = Collections.synchronizedList(new ArrayList<>());
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "for (let i = 0; i < 50; i++) log('INFO', 'line ' + i);\n"
+                                                + "return 1;")
+                                .bridge(TestBridges.log())
+                                .limits(Limits.builder().logLines(10).build())
+                                .onLog(live::add)
+                                .build());
+        List<LogEntry> logs = r.logs();
+        assertEquals(11, logs.size());
+        assertEquals("line 0", logs.get(0).message());
+        assertEquals(LogEntry.Level.INFO, logs.get(0).level());
+        LogEntry notice = logs.get(10);
+        assertEquals("sandjar", notice.source());
+        assertTrue(notice.message().contains("40 line(s)"), notice.message());
+        assertTrue(notice.message().contains("logLines 10"), notice.message());
+        assertEquals(11, live.size());
+
+        RunResult chars =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "log('INFO', 'x'.repeat(100)); log('INFO',"
+                                                + " 'y'.repeat(100));")
+                                .bridge(TestBridges.log())
+                                .limits(Limits.builder().logChars(150).build())
+                                .build());
+        assertEquals(2, chars.logs().size());
+        assertTrue(chars.logs().get(1).message().contains("logChars 150"));
+    }
+
+    @Test
+    void twoBridgesMayNotDefineOneGlobalAndReservedGlobalsAreRefused() {
+        Bridge a = Bridge.builder("a").guest("(h) => ({ shared: 1 })").build();
+        Bridge b = Bridge.builder("b").guest("(h) => ({ shared: 2 })").build();
+        IllegalArgumentException clash =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                sandbox.run(
+                                        RunRequest.builder("return 1")
+                                                .bridge(a)
+                                                .bridge(b)
+                                                .build()));
+        assertTrue(
+                clash.getMessage().contains("both define the global 'shared'"), clash.getMessage());
+        IllegalArgumentException reserved =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                sandbox.run(
+                                        RunRequest.builder("return 1")
+                                                .global("JSON", Map.of())
+                                                .build()));
+        assertTrue(reserved.getMessage().contains("'JSON' is reserved"), reserved.getMessage());
+        IllegalArgumentException bridgeName =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                sandbox.run(
+                                        RunRequest.builder("return 1")
+                                                .bridge(a)
+                                                .global("shared", 3)
+                                                .build()));
+        assertTrue(bridgeName.getMessage().contains("granted bridge a"), bridgeName.getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> RunRequest.builder("x").global("not-an-identifier", 1));
+    }
+}
