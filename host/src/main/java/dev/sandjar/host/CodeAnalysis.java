@@ -12,16 +12,20 @@ import java.util.Objects;
  * @param imports the static import declarations at the top level, in order
  * @param hasExports whether the code has a top-level {@code export}: it then runs as a module
  * @param dynamicImports where the code calls {@code import()}, which the sandbox always refuses
+ * @param requireCalls where the code calls a plain {@code require(...)}, which does not exist in
+ *     the sandbox (a module that needs it cannot run)
  */
 public record CodeAnalysis(
         RunError syntaxError,
         List<Import> imports,
         boolean hasExports,
-        List<Position> dynamicImports) {
+        List<Position> dynamicImports,
+        List<Position> requireCalls) {
 
     public CodeAnalysis {
         imports = List.copyOf(imports);
         dynamicImports = List.copyOf(dynamicImports);
+        requireCalls = List.copyOf(requireCalls);
     }
 
     /** One static import: its specifier and where it is (1-based line and column). */

@@ -31,7 +31,8 @@ final class CodeAnalyzer implements AutoCloseable {
             List<Hoisted> imports,
             String hoisted,
             boolean hasExports,
-            List<CodeAnalysis.Position> dynamicImports) {
+            List<CodeAnalysis.Position> dynamicImports,
+            List<CodeAnalysis.Position> requireCalls) {
 
         CodeAnalysis toPublic() {
             return new CodeAnalysis(
@@ -40,7 +41,8 @@ final class CodeAnalyzer implements AutoCloseable {
                             .map(i -> new CodeAnalysis.Import(i.specifier(), i.line(), i.column()))
                             .toList(),
                     hasExports,
-                    dynamicImports);
+                    dynamicImports,
+                    requireCalls);
         }
     }
 
@@ -143,6 +145,7 @@ final class CodeAnalyzer implements AutoCloseable {
                 List.of(),
                 "",
                 false,
+                List.of(),
                 List.of());
     }
 
@@ -164,12 +167,21 @@ final class CodeAnalyzer implements AutoCloseable {
                             i.get("start").asInt(),
                             i.get("end").asInt()));
         }
-        List<CodeAnalysis.Position> dynamic = new ArrayList<>();
-        for (JsonNode p : n.get("dynamicImports")) {
-            dynamic.add(new CodeAnalysis.Position(p.get("line").asInt(), p.get("column").asInt()));
-        }
         return new Parsed(
-                null, imports, n.get("hoisted").asText(), n.get("hasExports").asBoolean(), dynamic);
+                null,
+                imports,
+                n.get("hoisted").asText(),
+                n.get("hasExports").asBoolean(),
+                positions(n.get("dynamicImports")),
+                positions(n.get("requires")));
+    }
+
+    private static List<CodeAnalysis.Position> positions(JsonNode list) {
+        List<CodeAnalysis.Position> out = new ArrayList<>();
+        for (JsonNode p : list) {
+            out.add(new CodeAnalysis.Position(p.get("line").asInt(), p.get("column").asInt()));
+        }
+        return out;
     }
 
     private void load(QuickJsEngine e) {

@@ -1,5 +1,6 @@
 package dev.sandjar.host;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -21,14 +22,28 @@ public interface ModuleResolution {
      */
     Module resolve(String importer, String specifier);
 
-    /** A module to evaluate: its unique name within the run and its ES module source. */
-    record Module(String name, String source) {
+    /**
+     * A module to evaluate: its unique name within the run, its ES module source, and the bridges
+     * it alone may reach.
+     *
+     * <p>A module with bridges (a host module's generated facade, say) reaches each one with {@code
+     * import host from "sandjar:bridge/<bridge name>"}: the default export is that bridge's {@code
+     * host} object ({@code host.call(op, ...args)}, checked by the host exactly as for a global
+     * bridge). Only a module that lists the bridge may import it; the user's code and every other
+     * module are refused. The bridges' guest sources are not used for modules.
+     */
+    record Module(String name, String source, List<Bridge> bridges) {
         public Module {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(source, "source");
+            bridges = List.copyOf(bridges);
             if (name.isEmpty() || name.indexOf('\0') >= 0 || name.startsWith("sandjar:")) {
                 throw new IllegalArgumentException("bad module name '" + name + "'");
             }
+        }
+
+        public Module(String name, String source) {
+            this(name, source, List.of());
         }
     }
 

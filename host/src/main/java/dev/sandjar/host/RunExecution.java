@@ -49,6 +49,7 @@ final class RunExecution implements RunSession {
     private static final Logger LOG = Logger.getLogger(RunExecution.class.getName());
     private static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
     private static final Runnable WAKE = () -> {};
+    private static final String BRIDGE_MODULE = "sandjar:bridge/";
     private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final Sandbox sandbox;
@@ -73,6 +74,12 @@ final class RunExecution implements RunSession {
     private JsValue encodeFn;
     private JsValue decodeFn;
     private JsValue prefixFn;
+    private JsValue makeHostFn;
+
+    /** The bridges of this run: the request's, then those modules declared, by dispatch index. */
+    private final List<Bridge> bridges = new ArrayList<>();
+
+    private final Map<String, ModuleResolution.Module> modulesByName = new HashMap<>();
     private boolean linking;
     private final Map<String, String> moduleSources = new HashMap<>();
     private final Map<Integer, Pending> pending = new HashMap<>();
@@ -235,7 +242,7 @@ final class RunExecution implements RunSession {
         encodeFn = codec.get("encode");
         decodeFn = codec.get("decode");
         JsValue install = trusted(ctx.evalScript(PRELUDE, "sandjar:prelude.js"));
-        List<Bridge> bridges = request.bridges();
+        bridges.addAll(request.bridges());
         JsValue factories = ctx.newArray();
         JsValue names = ctx.newArray();
         for (int i = 0; i < bridges.size(); i++) {
@@ -283,6 +290,7 @@ final class RunExecution implements RunSession {
                         "the sandbox prelude failed: " + err + "\n" + err.stack());
             }
             prefixFn = installed.value().get("prefix");
+            makeHostFn = installed.value().get("makeHost");
         }
         long t4 = System.nanoTime();
         phases[3] = t3 - t2;
@@ -430,11 +438,11 @@ final class RunExecution implements RunSession {
             throw new IllegalArgumentException("the dispatcher takes 4 arguments");
         }
         int index = (int) args.get(0).asNumber();
-        if (index < 0 || index >= request.bridges().size()) {
+        if (index < 0 || index >= bridges.size()) {
             throw new IllegalArgumentException("no bridge " + index);
         }
         String op = args.get(1).asString();
-        Bridge bridge = request.bridges().get(index);
+        Bridge bridge = bridges.get(index);
         Operation operation = bridge.operations().get(op);
         String where = bridge.name() + "." + op;
         if (operation == null) {
@@ -992,6 +1000,9 @@ final class RunExecution implements RunSession {
                         "dynamic import() is not allowed in the sandbox; import it statically at"
                                 + " the top of the code");
             }
+            if (specifier.startsWith(BRIDGE_MODULE)) {
+                return bridgeModule(importer, specifier.substring(BRIDGE_MODULE.length()));
+            }
             ModuleResolution resolution = request.modules();
             if (resolution == null) {
                 throw new ModuleRefusedException("this run declares no modules");
@@ -1008,12 +1019,69 @@ final class RunExecution implements RunSession {
             if (m.name().equals(request.filename())) {
                 throw new ModuleRefusedException("a module cannot take the run's own filename");
             }
-            String known = moduleSources.putIfAbsent(m.name(), m.source());
-            if (known != null && !known.equals(m.source())) {
+            ModuleResolution.Module known = modulesByName.putIfAbsent(m.name(), m);
+            if (known != null && !known.equals(m)) {
                 throw new ModuleRefusedException(
-                        "module " + m.name() + " resolved to two different sources in one run");
+                        "module " + m.name() + " resolved to two different modules in one run");
             }
+            moduleSources.put(m.name(), m.source());
             return m.name();
+        }
+
+        /**
+         * {@code sandjar:bridge/<name>}, for the module that declared that bridge only. The host
+         * object waits under a registry symbol until the synthetic module, which evaluates before
+         * any module that imports it and long before the user's code, takes it and deletes it.
+         */
+        private String bridgeModule(String importer, String name) {
+            ModuleResolution.Module owner = modulesByName.get(importer);
+            Bridge bridge =
+                    owner == null
+                            ? null
+                            : owner.bridges().stream()
+                                    .filter(b -> b.name().equals(name))
+                                    .findFirst()
+                                    .orElse(null);
+            if (bridge == null) {
+                throw new ModuleRefusedException(
+                        "a bridge module can only be imported by the module that declares it");
+            }
+            String moduleName = BRIDGE_MODULE + name;
+            if (moduleSources.containsKey(moduleName)) {
+                if (!bridges.contains(bridge)) {
+                    throw new ModuleRefusedException(
+                            "two different bridges are named '" + name + "' in this run");
+                }
+                return moduleName;
+            }
+            for (Bridge b : bridges) {
+                if (b.name().equals(name) && b != bridge) {
+                    throw new ModuleRefusedException(
+                            "two different bridges are named '" + name + "' in this run");
+                }
+            }
+            int index = bridges.indexOf(bridge);
+            if (index < 0) {
+                bridges.add(bridge);
+                index = bridges.size() - 1;
+            }
+            String key = "sandjar.bridge." + name;
+            try (JsValue global = ctx.global();
+                    JsValue symbol = ctx.newSymbol(key, true);
+                    JsValue i = ctx.newNumber(index);
+                    JsValue n = ctx.newString(name);
+                    JsValue host = checkedCall(makeHostFn, i, n)) {
+                ctx.setPropertyByKey(global, symbol, host);
+            }
+            moduleSources.put(
+                    moduleName,
+                    "const key = Symbol.for("
+                            + "\""
+                            + key
+                            + "\""
+                            + ");\nconst host = globalThis[key];\ndelete globalThis[key];\n"
+                            + "export default host;\n");
+            return moduleName;
         }
 
         @Override

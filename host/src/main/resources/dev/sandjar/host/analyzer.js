@@ -35,14 +35,22 @@
     return `import ${parts.join(", ")} from ${source}${attributes};`;
   }
 
-  // Every node, without recursion (deeply nested code must not overflow the stack here).
-  function findDynamicImports(root) {
-    const found = [];
+  const at = (node) => ({ line: node.loc.start.line, column: node.loc.start.column + 1 });
+  const byPosition = (a, b) => a.line - b.line || a.column - b.column;
+
+  // Every node, without recursion (deeply nested code must not overflow the stack here):
+  // dynamic import() calls, and calls of a plain `require(...)`.
+  function findCalls(root) {
+    const imports = [];
+    const requires = [];
     const stack = [root];
     while (stack.length) {
       const node = stack.pop();
       if (node.type === "ImportExpression") {
-        found.push({ line: node.loc.start.line, column: node.loc.start.column + 1 });
+        imports.push(at(node));
+      } else if (node.type === "CallExpression" && node.callee.type === "Identifier"
+                 && node.callee.name === "require") {
+        requires.push(at(node));
       }
       for (const key in node) {
         const v = node[key];
@@ -54,7 +62,7 @@
         }
       }
     }
-    return found.sort((a, b) => a.line - b.line || a.column - b.column);
+    return { dynamicImports: imports.sort(byPosition), requires: requires.sort(byPosition) };
   }
 
   return function analyze(code) {
@@ -88,6 +96,8 @@
         hasExports = true;
       }
     }
-    return stringify({ imports, hoisted, hasExports, dynamicImports: findDynamicImports(ast) });
+    const calls = findCalls(ast);
+    return stringify({ imports, hoisted, hasExports, dynamicImports: calls.dynamicImports,
+                       requires: calls.requires });
   };
 })()

@@ -47,16 +47,16 @@
   return function install(dispatch, codec, factories, names, globalsJson, globalsSidecar) {
     const { encode, decode } = codec;
     const owners = {};
+    const makeHost = (i, name) => freeze({
+      name,
+      call(op, ...args) {
+        const encoded = encode(args, `${name}.${op}`);
+        return dispatch(i, op, encoded[0], encoded[1]);
+      },
+    });
     for (let i = 0; i < factories.length; i++) {
       const name = names[i];
-      const host = freeze({
-        name,
-        call(op, ...args) {
-          const encoded = encode(args, `${name}.${op}`);
-          return dispatch(i, op, encoded[0], encoded[1]);
-        },
-      });
-      const api = factories[i](host);
+      const api = factories[i](makeHost(i, name));
       if (api === null || typeof api !== "object") {
         throw new TypeError(`bridge ${name} returned ${api === null ? "null" : typeof api}, not an object of globals`);
       }
@@ -82,6 +82,6 @@
         define(key, values[key]);
       }
     }
-    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n) });
+    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost });
   };
 })()

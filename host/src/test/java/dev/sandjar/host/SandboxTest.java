@@ -169,6 +169,55 @@ class SandboxTest {
     }
 
     @Test
+    void aModuleReachesItsOwnBridgeAndNothingElseCan() {
+        Bridge zip =
+                Bridge.builder("zip")
+                        .guest("(host) => ({})")
+                        .operation(
+                                Operation.builder("size")
+                                        .param(Param.bytes("data"))
+                                        .handler(c -> (long) c.bytes(0).length)
+                                        .build())
+                        .build();
+        ModuleResolution modules =
+                (importer, specifier) -> {
+                    if (specifier.equals("pack-zip")) {
+                        return new ModuleResolution.Module(
+                                "pack-zip",
+                                "import host from 'sandjar:bridge/zip';\n"
+                                        + "export const size = (b) => host.call('size', b);",
+                                List.of(zip));
+                    }
+                    if (specifier.equals("sneaky")) {
+                        return new ModuleResolution.Module(
+                                "sneaky", "import h from 'sandjar:bridge/zip'; export default h;");
+                    }
+                    throw new ModuleResolution.Refused("'" + specifier + "' is not declared");
+                };
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "import { size } from 'pack-zip';\n"
+                                                + "return [size(new Uint8Array(7)), typeof"
+                                                + " globalThis[Symbol.for('sandjar.bridge.zip')]];")
+                                .modules(modules)
+                                .build());
+        assertEquals(List.of(7L, "undefined"), r.valueOrThrow());
+        for (String code :
+                List.of(
+                        "import h from 'sandjar:bridge/zip';\nreturn 1;",
+                        "import { size } from 'pack-zip';\nimport h from 'sneaky';\nreturn 1;")) {
+            RunResult refused = sandbox.run(RunRequest.builder(code).modules(modules).build());
+            assertEquals(RunError.Kind.IMPORT, refused.error().kind(), code);
+            assertTrue(
+                    refused.error()
+                            .message()
+                            .contains("only be imported by the module that declares"),
+                    refused.error().message());
+        }
+    }
+
+    @Test
     void dynamicImportIsAlwaysRefusedEvenForADeclaredModule() {
         ModuleResolution modules =
                 (importer, specifier) -> new ModuleResolution.Module("m", "export default 1;");
@@ -198,6 +247,9 @@ class SandboxTest {
         assertFalse(a.hasExports());
         assertNull(a.syntaxError());
         assertTrue(sandbox.analyze("export default 1").hasExports());
+        assertEquals(
+                List.of(new CodeAnalysis.Position(2, 12)),
+                sandbox.analyze("import a from 'x';\nconst fs = require('fs');").requireCalls());
         assertEquals(RunError.Kind.SYNTAX, sandbox.analyze("return (").syntaxError().kind());
     }
 
