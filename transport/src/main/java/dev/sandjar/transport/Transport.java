@@ -78,7 +78,38 @@ public final class Transport {
             throw new TransportException(
                     "encoded value is not valid JSON: " + e.getOriginalMessage());
         }
-        return decode(root, sidecar, "value");
+        if (root == null) {
+            throw new TransportException("encoded value is empty");
+        }
+        try {
+            return decode(root, sidecar, "value");
+        } catch (RuntimeException e) {
+            if (e instanceof TransportException) {
+                throw e;
+            }
+            // A marker missing a field or holding the wrong kind of value: the input is malformed.
+            throw new TransportException("malformed transport marker: " + e);
+        }
+    }
+
+    /**
+     * A value as one self-contained JSON text, for output that has no sidecar (the command line, an
+     * HTTP response): the same markers as {@link #encode}, except that binary data is inlined as
+     * {@code {"$sj":"bytes","type":T,"base64":"..."}} and long strings stay plain strings.
+     */
+    public static String toJson(Object value, String rootName) {
+        Set<Object> stack = Collections.newSetFromMap(new IdentityHashMap<>());
+        JsonNode tree = encode(value, rootName, 0, null, stack);
+        try {
+            return JSON.writeValueAsString(tree);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads JSON as {@link #toJson} writes it (plain JSON is a special case of it). */
+    public static Object fromJson(String json) {
+        return decode(json, List.of());
     }
 
     private static Object decode(JsonNode n, List<byte[]> sidecar, String path) {
@@ -157,7 +188,10 @@ public final class Transport {
             case "map":
                 {
                     JsMap out = new JsMap();
-                    for (JsonNode e : n.get("v")) {
+                    for (JsonNode e : array(n, path)) {
+                        if (!e.isArray() || e.size() != 2) {
+                            throw new TransportException(path + ": a map entry is not a pair");
+                        }
                         out.put(
                                 decode(e.get(0), sidecar, path + ".<key>"),
                                 decode(e.get(1), sidecar, path + ".<value>"));
@@ -167,13 +201,19 @@ public final class Transport {
             case "set":
                 {
                     Set<Object> out = new LinkedHashSet<>();
-                    for (JsonNode e : n.get("v")) {
+                    for (JsonNode e : array(n, path)) {
                         out.add(decode(e, sidecar, path + ".<item>"));
                     }
                     return out;
                 }
             case "str":
-                return utf16(side(n, sidecar, path));
+                {
+                    byte[] units = side(n, sidecar, path);
+                    if (units.length % 2 != 0) {
+                        throw new TransportException(path + ": a string's sidecar has odd length");
+                    }
+                    return utf16(units);
+                }
             case "bytes":
                 {
                     byte[] bytes = side(n, sidecar, path);
@@ -185,8 +225,26 @@ public final class Transport {
         }
     }
 
+    private static JsonNode array(JsonNode marker, String path) {
+        JsonNode v = marker.get("v");
+        if (v == null || !v.isArray()) {
+            throw new TransportException(
+                    path + ": a " + marker.get(MARK) + " marker needs an array");
+        }
+        return v;
+    }
+
     private static byte[] side(JsonNode n, List<byte[]> sidecar, String path) {
-        int i = n.get("i").asInt(-1);
+        JsonNode inline = n.get("base64");
+        if (inline != null) {
+            try {
+                return java.util.Base64.getDecoder().decode(inline.asText());
+            } catch (IllegalArgumentException e) {
+                throw new TransportException(path + ": bad base64 in a bytes marker");
+            }
+        }
+        JsonNode index = n.get("i");
+        int i = index == null ? -1 : index.asInt(-1);
         if (i < 0 || i >= sidecar.size()) {
             throw new TransportException(path + ": sidecar index " + i + " out of range");
         }
@@ -214,6 +272,15 @@ public final class Transport {
         }
     }
 
+    private static ObjectNode bytes(String type, byte[] b, List<byte[]> sidecar) {
+        ObjectNode m = marker("bytes").put("type", type);
+        if (sidecar == null) {
+            return m.put("base64", java.util.Base64.getEncoder().encodeToString(b));
+        }
+        sidecar.add(b.clone());
+        return m.put("i", sidecar.size() - 1);
+    }
+
     private static ObjectNode marker(String kind) {
         ObjectNode o = NODES.objectNode();
         o.put(MARK, kind);
@@ -229,7 +296,7 @@ public final class Transport {
             return NODES.booleanNode(b);
         }
         if (v instanceof String s) {
-            if (s.length() <= LONG_STRING) {
+            if (s.length() <= LONG_STRING || sidecar == null) {
                 return NODES.textNode(s);
             }
             ByteBuffer buf = ByteBuffer.allocate(s.length() * 2).order(ByteOrder.LITTLE_ENDIAN);
@@ -293,12 +360,10 @@ public final class Transport {
                     .put("stack", e.stack());
         }
         if (v instanceof byte[] b) {
-            sidecar.add(b.clone());
-            return marker("bytes").put("type", "Uint8Array").put("i", sidecar.size() - 1);
+            return bytes("Uint8Array", b, sidecar);
         }
         if (v instanceof BinaryValue b) {
-            sidecar.add(b.bytes().clone());
-            return marker("bytes").put("type", b.kind()).put("i", sidecar.size() - 1);
+            return bytes(b.kind(), b.bytes(), sidecar);
         }
         if (depth >= MAX_DEPTH) {
             throw new TransportException(path + " is nested deeper than " + MAX_DEPTH + " levels");

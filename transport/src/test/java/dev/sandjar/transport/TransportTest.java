@@ -286,4 +286,41 @@ class TransportTest {
         Set<Object> ok = Set.of();
         assertEquals("{\"$sj\":\"set\",\"v\":[]}", Transport.encode(ok, "g").json());
     }
+
+    @Test
+    void selfContainedJsonInlinesBytesAndLongStringsAndReadsBack() {
+        Map<String, Object> value = new LinkedHashMap<>();
+        value.put("bytes", new byte[] {1, 2, (byte) 255});
+        value.put("floats", new BinaryValue("Float32Array", new byte[] {0, 0, -128, 63}));
+        value.put("long", "z".repeat(Transport.LONG_STRING + 5));
+        value.put("nan", Double.NaN);
+        String json = Transport.toJson(value, "v");
+        assertTrue(
+                json.contains("{\"$sj\":\"bytes\",\"type\":\"Uint8Array\",\"base64\":\"AQL/\"}"),
+                json);
+        assertTrue(json.contains("\"long\":\"zzz"), "a long string stays a plain string");
+        Map<?, ?> back = (Map<?, ?>) Transport.fromJson(json);
+        assertArrayEquals(new byte[] {1, 2, (byte) 255}, (byte[]) back.get("bytes"));
+        assertEquals(value.get("floats"), back.get("floats"));
+        assertEquals(value.get("long"), back.get("long"));
+        assertTrue(Double.isNaN((Double) back.get("nan")));
+        assertEquals(List.of(1L, "a"), Transport.fromJson("[1, \"a\"]"));
+    }
+
+    @Test
+    void malformedMarkersAreTransportErrorsNotCrashes() {
+        for (String bad :
+                List.of(
+                        "{\"$sj\":\"num\"}",
+                        "{\"$sj\":\"bigint\",\"v\":\"x\"}",
+                        "{\"$sj\":\"map\",\"v\":3}",
+                        "{\"$sj\":\"bytes\",\"type\":\"Nope\",\"i\":0}",
+                        "{\"$sj\":\"bytes\",\"type\":\"Uint8Array\",\"i\":7}",
+                        "{\"$sj\":\"bytes\",\"type\":\"Uint8Array\",\"base64\":\"!!\"}",
+                        "{\"$sj\":\"what\"}",
+                        "{\"$sj\":\"obj\",\"v\":[1]}",
+                        "")) {
+            assertThrows(TransportException.class, () -> Transport.decode(bad, List.of()), bad);
+        }
+    }
 }
