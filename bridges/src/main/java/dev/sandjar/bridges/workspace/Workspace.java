@@ -492,7 +492,7 @@ public final class Workspace implements AutoCloseable {
             if (!attrs.isDirectory()) {
                 loc.dir.deleteFile(loc.name);
             } else if (recursive) {
-                removeTree(op, loc.shown, loc.dir, loc.name, loc.subject, 0);
+                removeTree(op, loc.shown, loc.dir, loc.name, loc.subject, 0, true);
             } else {
                 try {
                     loc.dir.deleteDirectory(loc.name);
@@ -1045,21 +1045,25 @@ public final class Workspace implements AutoCloseable {
             SecureDirectoryStream<Path> parent,
             Path name,
             String subject,
-            int depth)
+            int depth,
+            boolean cancellable)
             throws IOException {
         if (depth >= MAX_TREE_DEPTH) {
             throw refuse(Code.LIMIT, op, shown, "tree is nested deeper than " + MAX_TREE_DEPTH);
         }
         try (SecureDirectoryStream<Path> dir = openDir(op, shown, parent, name, subject)) {
             for (Path entry : dir) {
-                budget.checkCancelled(op, shown);
+                if (cancellable) {
+                    budget.checkCancelled(op, shown);
+                }
                 Path child = entry.getFileName();
                 BasicFileAttributes attrs = lstatOrNull(dir, child);
                 if (attrs == null) {
                     continue;
                 }
                 if (attrs.isDirectory()) {
-                    removeTree(op, shown, dir, child, subject + "/" + child, depth + 1);
+                    removeTree(
+                            op, shown, dir, child, subject + "/" + child, depth + 1, cancellable);
                 } else {
                     try {
                         dir.deleteFile(child);
@@ -1076,10 +1080,10 @@ public final class Workspace implements AutoCloseable {
         }
     }
 
-    /** Best-effort cleanup of a staged tree; never follows a link. */
+    /** Best-effort cleanup of a staged tree, even after cancellation; never follows a link. */
     private void removeQuietly(SecureDirectoryStream<Path> parent, Path name) {
         try {
-            removeTree("cleanup", "", parent, name, name.toString(), 0);
+            removeTree("cleanup", "", parent, name, name.toString(), 0, false);
         } catch (IOException | RuntimeException e) {
             // Best effort: the failure that brought us here is the one to report.
         }
