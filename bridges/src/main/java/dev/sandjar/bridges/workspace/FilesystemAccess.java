@@ -8,9 +8,9 @@ public enum FilesystemAccess {
      */
     CONTAINED,
     /**
-     * For trusted callers: paths are host paths (relative ones resolve against the root), the OS
-     * follows symbolic links, and messages may name host paths. Limits, atomic writes and
-     * cancellation still apply.
+     * For trusted callers: paths are host paths (relative ones resolve against the root, and {@code
+     * ..} is applied lexically first), the OS follows symbolic links, and messages may name host
+     * paths. Limits, atomic writes and cancellation still apply.
      */
     HOST
 }

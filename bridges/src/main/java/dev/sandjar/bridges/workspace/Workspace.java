@@ -107,8 +107,10 @@ import java.util.function.BooleanSupplier;
  * The root's own path and its ancestors are trusted: only what lies under the root is assumed
  * hostile. Hard links cannot be told apart from files, so a hard link placed in the root by someone
  * else reads its target (guest code cannot make one). A FIFO swapped into a path between the type
- * check and the open can block that one call. Mount points inside the root make renames across them
- * fail with {@code IO}.
+ * check and the open can block that one call. A path that changes while a call resolves it may fail
+ * with {@code IO} (the OS's reason) rather than {@code SYMLINK}. Under a mount point inside the
+ * root, new directories and tree copies fail with {@code IO}, because they are staged at the root
+ * and cannot be renamed across filesystems.
  */
 public final class Workspace implements AutoCloseable {
     /** The guest's name for the root in contained mode. */

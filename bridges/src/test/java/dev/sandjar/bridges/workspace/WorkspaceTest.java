@@ -15,7 +15,12 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -260,6 +265,39 @@ class WorkspaceTest {
         assertCode(Code.NOT_FOUND, root, () -> ws.move("nope", "x", false));
         assertCode(Code.INVALID_PATH, root, () -> ws.move("/workspace", "x", false));
         assertCode(Code.INVALID_PATH, root, () -> ws.move("other", ".", true));
+    }
+
+    @Test
+    void concurrentCallsFromSeveralThreads() throws Exception {
+        int threads = 4;
+        int rounds = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int id = t;
+                done.add(
+                        pool.submit(
+                                () -> {
+                                    for (int i = 0; i < rounds; i++) {
+                                        // All threads race to create the same fresh directories.
+                                        ws.mkdir("shared/r" + i + "/deep", true);
+                                        ws.write("shared/r" + i + "/deep/t" + id, "v" + i);
+                                        ws.write("shared/last", "t" + id);
+                                    }
+                                    return null;
+                                }));
+            }
+            for (Future<?> f : done) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < rounds; i++) {
+            assertEquals(threads, ws.list("shared/r" + i + "/deep").size(), "lost files in r" + i);
+        }
+        assertTrue(ws.read("shared/last").matches("t[0-3]"));
     }
 
     @Test
