@@ -154,6 +154,8 @@ class ContainmentTest {
         assertCode(Code.SYMLINK, root, () -> ws.read("etc/hostname"));
         assertCode(Code.SYMLINK, root, () -> ws.list("etc"));
         assertCode(Code.SYMLINK, root, () -> ws.stat("etc/passwd"));
+        ws.remove("etc", false); // the link, not /etc
+        assertTrue(Files.isDirectory(Path.of("/etc")));
     }
 
     @Test
