@@ -129,24 +129,31 @@ final class FetchCall {
         if (result.isDone()) {
             return;
         }
-        HttpRequest.Builder builder =
-                HttpRequest.newBuilder(pinned.connectUri())
-                        .method(
-                                hop.method(),
-                                hop.body() == null
-                                        ? HttpRequest.BodyPublishers.noBody()
-                                        : HttpRequest.BodyPublishers.ofByteArray(hop.body()))
-                        .header("Host", hop.url().authority());
+        HttpRequest httpRequest;
         try {
+            HttpRequest.Builder builder =
+                    HttpRequest.newBuilder(pinned.connectUri())
+                            .method(
+                                    hop.method(),
+                                    hop.body() == null
+                                            ? HttpRequest.BodyPublishers.noBody()
+                                            : HttpRequest.BodyPublishers.ofByteArray(hop.body()))
+                            .header("Host", hop.url().authority());
             hop.headers().forEach(h -> builder.header(h.getKey(), h.getValue()));
+            httpRequest = builder.build();
         } catch (IllegalArgumentException e) {
-            fail(new FetchException(Code.BAD_HEADER, "header refused: " + e.getMessage()));
+            // FetchRequest validated all of this; java.net.http disagreeing is still the request's
+            // fault, not the network's.
+            fail(
+                    new FetchException(
+                            Code.BAD_REQUEST,
+                            "java.net.http refused the request: " + e.getMessage()));
             return;
         }
         HttpClient client = clients.forUrl(hop.url());
         CompletableFuture<HttpResponse<byte[]>> sent;
         try {
-            sent = client.sendAsync(builder.build(), info -> bodySubscriber(info, hop));
+            sent = client.sendAsync(httpRequest, info -> bodySubscriber(info, hop));
         } catch (RuntimeException e) {
             fail(e);
             return;
@@ -166,7 +173,11 @@ final class FetchCall {
 
     private HttpResponse.BodySubscriber<byte[]> bodySubscriber(
             HttpResponse.ResponseInfo info, Hop hop) {
-        long length = info.headers().firstValueAsLong("content-length").orElse(-1);
+        int status = info.statusCode();
+        boolean noBody =
+                hop.method().equals("HEAD") || status == 204 || status == 304 || status / 100 == 1;
+        // Content-Length of a response that has no body describes something else; ignore it.
+        long length = noBody ? -1 : contentLength(info);
         // A redirect we will follow keeps no body: an empty one leaves the connection reusable,
         // anything else is cut off at once.
         CappedBodySubscriber subscriber =
@@ -240,6 +251,14 @@ final class FetchCall {
             headers = without(headers, CREDENTIAL_HEADERS);
         }
         hop(new Hop(next, method, headers, nextBody, hop.redirects() + 1));
+    }
+
+    private static long contentLength(HttpResponse.ResponseInfo info) {
+        try {
+            return info.headers().firstValueAsLong("content-length").orElse(-1);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     private static boolean isFollowedRedirect(int status, boolean hasLocation) {

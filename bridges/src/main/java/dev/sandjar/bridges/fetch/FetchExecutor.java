@@ -48,8 +48,13 @@ import javax.net.ssl.SSLContext;
  * cancelled or the executor closed, the in-flight exchange is aborted and its connection closed. No
  * Accept-Encoding is sent, so servers answer with identity bodies and the bytes counted against the
  * cap are the bytes the guest gets; a server that compresses anyway is not decoded: the guest gets
- * the compressed bytes with their Content-Encoding header, and the cap counts them. Of the
- * addresses a name resolves to, the first is used, with no fallback to the others.
+ * the compressed bytes with their Content-Encoding header, and the cap counts them.
+ *
+ * <p>Known limits of the approach: of the addresses a name resolves to, the first is used, with no
+ * fallback to the others; an egress proxy is not supported (the guard would validate the proxy, not
+ * the target); the Host property is JVM-wide; and JDK 17's {@code HttpClient} cannot be closed, so
+ * after {@link #close} the clients' selector threads end only once the clients are garbage
+ * collected (their idle pooled connections with them).
  */
 public final class FetchExecutor implements AutoCloseable {
     private final FetchConfig config;

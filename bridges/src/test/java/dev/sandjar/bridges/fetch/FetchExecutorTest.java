@@ -496,6 +496,24 @@ class FetchExecutorTest {
         assertEquals(200, response.status());
     }
 
+    @Test
+    void headResponseContentLengthIsNotCountedAgainstTheCap() throws Exception {
+        RawServer server =
+                closeLater(
+                        RawServer.stalling(
+                                ALLOWED, "HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n"));
+        FetchResponse response =
+                await(
+                        executor(b -> b.withMaxBodyBytes(1000))
+                                .fetch(
+                                        FetchRequest.builder(server.url(ALLOWED, "/"))
+                                                .withMethod("HEAD")
+                                                .build()));
+        assertEquals(200, response.status());
+        assertEquals(0, response.body().length);
+        assertEquals("5000000", response.header("content-length"));
+    }
+
     // --- deadline and cancellation -----------------------------------------------------------
 
     @Test
