@@ -70,21 +70,12 @@ final class FetchCall {
 
     void start(ScheduledExecutorService timer) {
         result.whenComplete((response, error) -> stopEverything());
-        long millis = config.timeout().toMillis();
         Future<?> scheduled;
         try {
             scheduled =
                     timer.schedule(
-                            () ->
-                                    fail(
-                                            new FetchException(
-                                                    Code.TIMEOUT,
-                                                    "fetch of "
-                                                            + request.url()
-                                                            + " did not finish within the timeout ("
-                                                            + millis
-                                                            + " ms)")),
-                            millis,
+                            () -> fail(timeout(null)),
+                            config.timeout().toMillis(),
                             TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             fail(new FetchException(Code.ABORTED, "the fetch executor is closed"));
@@ -311,6 +302,17 @@ final class FetchCall {
         }
     }
 
+    private FetchException timeout(Throwable cause) {
+        return new FetchException(
+                Code.TIMEOUT,
+                "fetch of "
+                        + request.url()
+                        + " did not finish within the timeout ("
+                        + config.timeout().toMillis()
+                        + " ms)",
+                cause);
+    }
+
     private FetchException toFetchException(Throwable error) {
         Throwable cause = error;
         while ((cause instanceof CompletionException || cause instanceof ExecutionException)
@@ -324,13 +326,7 @@ final class FetchCall {
         }
         String target = "fetch of " + request.url();
         if (cause instanceof HttpConnectTimeoutException || cause instanceof HttpTimeoutException) {
-            return new FetchException(
-                    Code.TIMEOUT,
-                    target
-                            + " did not finish within the timeout ("
-                            + config.timeout().toMillis()
-                            + " ms)",
-                    cause);
+            return timeout(cause);
         }
         if (cause instanceof CancellationException) {
             return new FetchException(Code.ABORTED, target + " was cancelled", cause);
