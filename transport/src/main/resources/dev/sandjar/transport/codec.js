@@ -169,6 +169,8 @@
         default: throw new TransportError(`unknown transport marker ${kind}`);
       }
     }
+    // Plain JSON needs no reviving: skip the walk (markers always carry the key "$sj").
+    if (json.indexOf('"$sj"') < 0) return parse(json);
     return revive(parse(json));
   }
 
