@@ -720,7 +720,7 @@ final class RunExecution implements RunSession {
         }
         try (JsValue global = ctx.global()) {
             for (Map.Entry<String, Object> g : request.globals().entrySet()) {
-                if (isPrimitive(g.getValue())) {
+                if (isPrimitive(g.getValue()) || request.inputs().contains(g.getKey())) {
                     continue;
                 }
                 try (JsValue v = global.get(g.getKey())) {

@@ -23,6 +23,7 @@ public final class RunRequest {
     private final String code;
     private final String filename;
     private final Map<String, Object> globals;
+    private final java.util.Set<String> inputs;
     private final Limits limits;
     private final List<Bridge> bridges;
     private final ModuleResolution modules;
@@ -34,6 +35,7 @@ public final class RunRequest {
         code = b.code;
         filename = b.filename;
         globals = Collections.unmodifiableMap(new LinkedHashMap<>(b.globals));
+        inputs = java.util.Set.copyOf(b.inputs);
         limits = b.limits;
         bridges = List.copyOf(b.bridges);
         modules = b.modules;
@@ -58,6 +60,11 @@ public final class RunRequest {
     /** Globals to define before the code runs, by name. Values cross by the transport's rules. */
     public Map<String, Object> globals() {
         return globals;
+    }
+
+    /** The globals given with {@link Builder#input}: copied in, never copied back. */
+    public java.util.Set<String> inputs() {
+        return inputs;
     }
 
     /** Overrides of the sandbox's default limits (clamped to its ceilings). */
@@ -95,6 +102,7 @@ public final class RunRequest {
         private final String code;
         private String filename = "main.js";
         private final Map<String, Object> globals = new LinkedHashMap<>();
+        private final java.util.Set<String> inputs = new java.util.HashSet<>();
         private Limits limits = Limits.none();
         private final List<Bridge> bridges = new ArrayList<>();
         private ModuleResolution modules;
@@ -138,6 +146,17 @@ public final class RunRequest {
                         "global name '" + name + "' must be an identifier matching " + IDENTIFIER);
             }
             globals.put(name, value);
+            inputs.remove(name);
+            return this;
+        }
+
+        /**
+         * A global copied in and never copied back, for data the caller does not need returned (the
+         * copy back of a large object costs as much as the copy in).
+         */
+        public Builder input(String name, Object value) {
+            global(name, value);
+            inputs.add(name);
             return this;
         }
 

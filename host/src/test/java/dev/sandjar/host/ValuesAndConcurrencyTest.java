@@ -60,7 +60,7 @@ class ValuesAndConcurrencyTest {
         RunResult r =
                 sandbox.run(
                         RunRequest.builder("return rows.map((r) => ({...r}));")
-                                .global("rows", rows)
+                                .input("rows", rows)
                                 .limits(Limits.builder().outputBytes(1L << 20).build())
                                 .build());
         assertEquals(rows, r.valueOrThrow());
@@ -182,6 +182,13 @@ class ValuesAndConcurrencyTest {
                                 .global("state", first.globals().get("state"))
                                 .build());
         assertEquals(Map.of("count", 20L), second.globals().get("state"));
+        RunResult input =
+                sandbox.run(
+                        RunRequest.builder("inputs.x = 2; state.y = inputs.x; return 1;")
+                                .input("inputs", Map.of("x", 1L))
+                                .global("state", Map.of())
+                                .build());
+        assertEquals(Map.of("state", Map.of("y", 2L)), input.globals());
         RunResult failed =
                 sandbox.run(
                         RunRequest.builder("state.count = 99; throw new Error('no');")

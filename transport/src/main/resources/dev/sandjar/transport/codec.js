@@ -7,7 +7,8 @@
   const LONG_STRING = 8192;
   const MAX_DEPTH = 32;
   const { isArray } = Array;
-  const { getPrototypeOf, keys, prototype: ObjectProto } = Object;
+  const { getPrototypeOf, keys, defineProperty, prototype: ObjectProto } = Object;
+  const hasOwn = ObjectProto.hasOwnProperty;
   const { stringify, parse } = JSON;
   const ArrayProto = Array.prototype;
   const TypedArray = getPrototypeOf(Uint8Array);
@@ -17,7 +18,6 @@
   const mapEntries = Map.prototype.entries;
   const setValues = Set.prototype.values;
   const call = Function.prototype.call.bind(Function.prototype.call);
-  const is = Object.is;
   const ctors = {
     Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
     Float32Array, Float64Array, BigInt64Array, BigUint64Array,
@@ -34,9 +34,26 @@
 
   function encode(value, rootName) {
     const sidecar = [];
-    const stack = [];
+    const stack = []; // the objects on the current path, for cycles
+    const path = []; // the keys on the current path: built into a string only for an error
     const side = (buffer) => sidecar.push(buffer) - 1;
-    function walk(v, path, depth) {
+    function where() {
+      let s = rootName || "value";
+      for (let i = 0; i < path.length; i++) {
+        const k = path[i];
+        if (typeof k === "number") s += `[${k}]`;
+        else if (typeof k === "object") s += k.label;
+        else s += /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${stringify(k)}]`;
+      }
+      return s;
+    }
+    const fail = (what) => { throw new TransportError(`${where()} ${what}`); };
+    function put(out, k, v) {
+      // "__proto__" as an own key must stay a key, not become the prototype.
+      if (k === "__proto__") defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[k] = v;
+    }
+    function walk(v, depth) {
       switch (typeof v) {
         case "string":
           return v.length > LONG_STRING ? { [MARK]: "str", i: side(stringBytes(v)) } : v;
@@ -46,31 +63,55 @@
           if (v !== v) return { [MARK]: "num", v: "NaN" };
           if (v === Infinity) return { [MARK]: "num", v: "Infinity" };
           if (v === -Infinity) return { [MARK]: "num", v: "-Infinity" };
-          if (is(v, -0)) return { [MARK]: "num", v: "-0" };
+          if (v === 0 && 1 / v < 0) return { [MARK]: "num", v: "-0" };
           return v;
         case "undefined":
           return { [MARK]: "undef" };
         case "bigint":
           return { [MARK]: "bigint", v: String(v) };
         case "function":
-          throw new TransportError(`${path} is a function, which cannot leave the sandbox`);
+          return fail("is a function, which cannot leave the sandbox");
         case "symbol":
-          throw new TransportError(`${path} is a symbol, which cannot leave the sandbox`);
+          return fail("is a symbol, which cannot leave the sandbox");
       }
       if (v === null) return null;
-      if (depth > MAX_DEPTH) {
-        throw new TransportError(`${path} is nested deeper than ${MAX_DEPTH} levels`);
+      if (depth > MAX_DEPTH) fail(`is nested deeper than ${MAX_DEPTH} levels`);
+      const proto = getPrototypeOf(v);
+      const array = isArray(v);
+      if (!array && proto !== ObjectProto && proto !== null) {
+        const special = other(v, proto, depth);
+        if (special !== undefined) return special;
       }
-      if (stack.includes(v)) {
-        throw new TransportError(`${path} refers back to one of its own ancestors (a cycle)`);
-      }
-      if (ArrayBuffer.isView(v)) {
-        if (v instanceof DataView) {
-          return { [MARK]: "bytes", type: "DataView",
-                   i: side(call(abSlice, v.buffer, v.byteOffset, v.byteOffset + v.byteLength)) };
+      if (stack.includes(v)) fail("refers back to one of its own ancestors (a cycle)");
+      stack.push(v);
+      let out;
+      if (array) {
+        const n = v.length;
+        out = new Array(n);
+        for (let i = 0; i < n; i++) {
+          path.push(i);
+          out[i] = i in v ? walk(v[i], depth + 1) : { [MARK]: "undef" };
+          path.pop();
         }
-        return { [MARK]: "bytes", type: call(typedTag, v),
-                 i: side(call(abSlice, v.buffer, v.byteOffset, v.byteOffset + v.byteLength)) };
+      } else {
+        out = {};
+        const ks = keys(v);
+        for (let i = 0; i < ks.length; i++) {
+          const k = ks[i];
+          path.push(k);
+          put(out, k, walk(v[k], depth + 1));
+          path.pop();
+        }
+        if (call(hasOwn, out, MARK)) out = { [MARK]: "obj", v: out };
+      }
+      stack.pop();
+      return out;
+    }
+    // Anything but a plain object or array; undefined means "walk it as a plain object".
+    function other(v, proto, depth) {
+      if (ArrayBuffer.isView(v)) {
+        const bytes = call(abSlice, v.buffer, v.byteOffset, v.byteOffset + v.byteLength);
+        return { [MARK]: "bytes", type: v instanceof DataView ? "DataView" : call(typedTag, v), i: side(bytes) };
       }
       if (v instanceof ArrayBuffer) return { [MARK]: "bytes", type: "ArrayBuffer", i: side(call(abSlice, v, 0)) };
       if (v instanceof Date) {
@@ -82,47 +123,36 @@
         return { [MARK]: "error", name: String(v.name), message: String(v.message),
                  stack: typeof v.stack === "string" ? v.stack : "" };
       }
-      stack.push(v);
-      try {
+      if (v instanceof Map || v instanceof Set) {
+        if (stack.includes(v)) fail("refers back to one of its own ancestors (a cycle)");
+        stack.push(v);
+        const out = [];
+        let n = 0;
         if (v instanceof Map) {
-          const out = [];
-          let n = 0;
           for (const [k, val] of call(mapEntries, v)) {
-            out.push([walk(k, `${path}.<key ${n}>`, depth + 1), walk(val, `${path}.get(${n})`, depth + 1)]);
+            path.push({ label: `.<key ${n}>` });
+            const key = walk(k, depth + 1);
+            path.pop();
+            path.push({ label: `.get(${n})` });
+            out.push([key, walk(val, depth + 1)]);
+            path.pop();
             n++;
           }
-          return { [MARK]: "map", v: out };
-        }
-        if (v instanceof Set) {
-          const out = [];
-          let n = 0;
-          for (const item of call(setValues, v)) out.push(walk(item, `${path}.<item ${n++}>`, depth + 1));
-          return { [MARK]: "set", v: out };
-        }
-        if (isArray(v)) {
-          const out = new Array(v.length);
-          for (let i = 0; i < v.length; i++) {
-            out[i] = i in v ? walk(v[i], `${path}[${i}]`, depth + 1) : { [MARK]: "undef" };
-          }
-          return out;
-        }
-        const proto = getPrototypeOf(v);
-        if (proto !== ObjectProto && proto !== null) {
-          const name = proto && proto.constructor && proto.constructor.name;
-          if (name === "Promise") {
-            throw new TransportError(`${path} is a Promise; await it before returning it`);
+        } else {
+          for (const item of call(setValues, v)) {
+            path.push({ label: `.<item ${n++}>` });
+            out.push(walk(item, depth + 1));
+            path.pop();
           }
         }
-        const out = {};
-        for (const k of keys(v)) {
-          out[k] = walk(v[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${stringify(k)}]`, depth + 1);
-        }
-        return MARK in out ? { [MARK]: "obj", v: out } : out;
-      } finally {
         stack.pop();
+        return { [MARK]: v instanceof Map ? "map" : "set", v: out };
       }
+      const name = proto && proto.constructor && proto.constructor.name;
+      if (name === "Promise") fail("is a Promise; await it before returning it");
+      return undefined;
     }
-    const tree = walk(value, rootName || "value", 0);
+    const tree = walk(value, 0);
     return [stringify(tree), sidecar];
   }
 
@@ -133,17 +163,22 @@
       for (let i = 0; i < u.length; i += 4096) s += String.fromCharCode.apply(null, u.subarray(i, i + 4096));
       return s;
     }
+    function reviveObject(v) {
+      const out = {};
+      for (const k of keys(v)) {
+        const x = revive(v[k]);
+        if (k === "__proto__") defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+        else out[k] = x;
+      }
+      return out;
+    }
     function revive(v) {
       if (v === null || typeof v !== "object") return v;
       if (isArray(v)) return v.map(revive);
-      const kind = v[MARK];
-      if (kind === undefined) {
-        const out = {};
-        for (const k of keys(v)) out[k] = revive(v[k]);
-        return out;
-      }
+      const kind = call(hasOwn, v, MARK) ? v[MARK] : undefined;
+      if (kind === undefined) return reviveObject(v);
       switch (kind) {
-        case "obj": { const out = {}; for (const k of keys(v.v)) out[k] = revive(v.v[k]); return out; }
+        case "obj": return reviveObject(v.v);
         case "undef": return undefined;
         case "num": return v.v === "-0" ? -0 : Number(v.v);
         case "bigint": return BigInt(v.v);

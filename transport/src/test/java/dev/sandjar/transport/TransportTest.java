@@ -323,4 +323,26 @@ class TransportTest {
             assertThrows(TransportException.class, () -> Transport.decode(bad, List.of()), bad);
         }
     }
+
+    @Test
+    void aProtoKeyStaysAnOwnKeyBothWays() {
+        Object back =
+                withCodec(
+                        ctx -> {
+                            inject(ctx, "v", Map.of("__proto__", Map.of("polluted", true)));
+                            try (JsValue r =
+                                    ctx.evalScript(
+                                                    "[Object.getPrototypeOf(v) ==="
+                                                            + " Object.prototype, ({}).polluted ==="
+                                                            + " undefined, Object.keys(v)[0] ==="
+                                                            + " '__proto__' && v.__proto__.polluted"
+                                                            + " === true]",
+                                                    "check.js")
+                                            .orThrow()) {
+                                assertEquals("true,true,true", r.asString());
+                            }
+                            return extract(ctx, "JSON.parse('{\"__proto__\": {\"x\": 1}}')", null);
+                        });
+        assertEquals(Map.of("__proto__", Map.of("x", 1L)), back);
+    }
 }
