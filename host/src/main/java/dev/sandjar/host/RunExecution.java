@@ -66,6 +66,7 @@ final class RunExecution implements RunSession {
     private final LinkedBlockingQueue<Runnable> completions = new LinkedBlockingQueue<>();
     private volatile boolean ended;
     private volatile boolean started;
+    private boolean leaked;
 
     // Engine thread only.
     private QuickJsEngine engine;
@@ -173,7 +174,8 @@ final class RunExecution implements RunSession {
         }
         end();
         result.complete(r);
-        if (engine.currentPages() > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
+        if (leaked
+                || engine.currentPages() > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
             lease.retire(); // grown past what a default run may use: start the next one fresh
         }
         lease.close();
@@ -906,6 +908,16 @@ final class RunExecution implements RunSession {
                 LOG.log(Level.WARNING, "run " + runId + ": freeing the runtime failed", e);
             }
             runtime = null;
+        }
+        if (engine != null && !engine.isBroken()) {
+            QuickJsEngine.OpenObjects left = engine.openObjects();
+            if (!left.isEmpty()) {
+                // Never expected: a leak would carry into the next run, so that run gets a fresh
+                // engine instead.
+                LOG.warning("run " + runId + " left " + left + " open; the engine is retired");
+                leaked = true;
+                sandbox.countLeak();
+            }
         }
     }
 

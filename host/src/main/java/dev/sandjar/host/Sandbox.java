@@ -56,6 +56,7 @@ public final class Sandbox implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService blocking;
     private volatile boolean closed;
+    private final AtomicLong leaks = new AtomicLong();
 
     private Sandbox(Builder b) {
         this.ceilings = b.ceilings.over(Limits.CEILINGS);
@@ -219,6 +220,15 @@ public final class Sandbox implements AutoCloseable {
 
     public int poolSize() {
         return pool.size();
+    }
+
+    void countLeak() {
+        leaks.incrementAndGet();
+    }
+
+    /** Runs that left engine objects open (always 0; a leaking run's engine is replaced). */
+    long leaks() {
+        return leaks.get();
     }
 
     CodeAnalyzer analyzer() {

@@ -249,6 +249,8 @@ class ValuesAndConcurrencyTest {
                 assertEquals((long) i * 2, r.valueOrThrow());
                 memory.add(r.stats().memoryBytes());
             }
+            assertEquals(
+                    0, sandbox.leaks(), "a run left runtimes, contexts or host functions open");
             // Every run's memory stayed within what the default heap limit allows.
             long bound = Limits.DEFAULTS.heapBytes() + (6L << 20);
             assertTrue(memory.stream().allMatch(m -> m <= bound), memory.toString());

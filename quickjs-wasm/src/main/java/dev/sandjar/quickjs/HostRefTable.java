@@ -29,6 +29,10 @@ final class HostRefTable {
         entries.remove(id);
     }
 
+    int size() {
+        return entries.size();
+    }
+
     /** Calls the host function; returns an owned JSValue* (possibly the exception marker). */
     int callFunction(QuickJsEngine engine, int ctx, int thisPtr, int argc, int argv, int id) {
         Entry entry = entries.get(id);

@@ -358,6 +358,22 @@ public final class QuickJsEngine implements AutoCloseable {
         return pagesNow;
     }
 
+    /**
+     * What the engine holds open now: runtimes, contexts (closed ones stay registered until their
+     * runtime closes) and host functions QuickJS has not yet freed. All zero between runs of a
+     * sandbox; anything else is a leak.
+     */
+    public record OpenObjects(int runtimes, int contexts, int hostFunctions) {
+        public boolean isEmpty() {
+            return runtimes == 0 && contexts == 0 && hostFunctions == 0;
+        }
+    }
+
+    public OpenObjects openObjects() {
+        checkThread();
+        return new OpenObjects(runtimes.size(), contexts.size(), hostRefs.size());
+    }
+
     /** The growth cap in force, in pages. */
     public int growthLimitPages() {
         checkThread();

@@ -1,0 +1,178 @@
+package dev.sandjar.bridges.fetch;
+
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.Operation;
+import dev.sandjar.host.OperationCall;
+import dev.sandjar.host.Param;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The guest's {@code fetch(url, options?)}, granted per run: {@code
+ * request.bridge(fetch.bridge())}. Thread-safe; one instance may serve many runs. Closing it aborts
+ * requests in flight.
+ *
+ * <p>Guest surface: {@code fetch(url, {method, headers, body, truncate})} returns a Promise of
+ * {@code {ok, status, statusText, url, headers, redirected, truncated, bodyUsed, text(), json(),
+ * arrayBuffer(), bytes()}}. A string body is sent as UTF-8, a {@code Uint8Array}/{@code
+ * ArrayBuffer}/typed array as raw bytes, anything else as JSON with {@code content-type:
+ * application/json}. {@code headers} has {@code get}, {@code has}, {@code getAll}, {@code entries},
+ * {@code keys}, {@code values}, {@code forEach} and iterates as pairs.
+ *
+ * <p>Limits, inside the bridge: at most {@code maxCalls} requests per run, counted when started
+ * (default 20, at most 100); the request timeout, body cap and redirect limit of the {@link
+ * FetchConfig} (defaults 15 s, 1 MiB, 5 hops); every address the SSRF guard refuses. Errors are
+ * {@code FetchError}s whose {@code code} is a {@link FetchException.Code} name, or {@code LIMIT}
+ * for the per-run count.
+ */
+public final class Fetch implements AutoCloseable {
+    public static final int DEFAULT_MAX_CALLS = 20;
+    public static final int MAX_CALLS = 100;
+
+    private final FetchExecutor executor;
+    private final int maxCalls;
+    private final Bridge bridge;
+
+    private Fetch(FetchConfig config, int maxCalls) {
+        if (maxCalls < 1 || maxCalls > MAX_CALLS) {
+            throw new IllegalArgumentException(
+                    "maxCalls (" + maxCalls + ") must be between 1 and " + MAX_CALLS);
+        }
+        this.executor = FetchExecutor.create(config);
+        this.maxCalls = maxCalls;
+        this.bridge =
+                Bridge.builder("fetch")
+                        .guestResource(Fetch.class, "fetch.js")
+                        .operation(
+                                Operation.builder("request")
+                                        .param(Param.string("url").maxLength(8192))
+                                        .param(Param.string("method").maxLength(16))
+                                        .param(Param.array("headers").maxLength(256))
+                                        .param(Param.bytes("bytes").optional())
+                                        .param(Param.string("text").optional())
+                                        .param(Param.bool("truncate").optional())
+                                        .handler(this::request)
+                                        .build())
+                        .operation(
+                                Operation.builder("decode")
+                                        .param(Param.bytes("body"))
+                                        .handler(
+                                                c -> new String(c.bytes(0), StandardCharsets.UTF_8))
+                                        .build())
+                        .build();
+    }
+
+    /** A fetch capability with the default per-run request count. */
+    public static Fetch create(FetchConfig config) {
+        return new Fetch(config, DEFAULT_MAX_CALLS);
+    }
+
+    /** A fetch capability allowing {@code maxCalls} requests per run (1 to 100). */
+    public static Fetch create(FetchConfig config, int maxCalls) {
+        return new Fetch(config, maxCalls);
+    }
+
+    public Bridge bridge() {
+        return bridge;
+    }
+
+    public int maxCalls() {
+        return maxCalls;
+    }
+
+    private Object request(OperationCall call) {
+        AtomicInteger count = call.session().state(this, AtomicInteger::new);
+        int n = count.incrementAndGet();
+        if (n > maxCalls) {
+            throw new BridgeException(
+                    "FetchError",
+                    "LIMIT",
+                    "fetch: this run has already started "
+                            + maxCalls
+                            + " requests; the limit is "
+                            + maxCalls
+                            + " per run");
+        }
+        FetchRequest request;
+        try {
+            FetchRequest.Builder b =
+                    FetchRequest.builder(call.string(0))
+                            .withMethod(call.string(1))
+                            .withTruncateOversizedBody(call.bool(5, false));
+            List<Object> headers = call.array(2);
+            for (int i = 0; i < headers.size(); i++) {
+                if (!(headers.get(i) instanceof List<?> pair)
+                        || pair.size() != 2
+                        || !(pair.get(0) instanceof String name)
+                        || !(pair.get(1) instanceof String value)) {
+                    throw new BridgeException(
+                            "TypeError",
+                            "BAD_HEADER",
+                            "fetch: header " + i + " must be a [name, value] pair of strings");
+                }
+                b.addHeader(name, value);
+            }
+            if (call.arg(3) != null) {
+                b.withBody(call.bytes(3));
+            } else if (call.arg(4) != null) {
+                b.withBody(call.string(4).getBytes(StandardCharsets.UTF_8));
+            }
+            request = b.build();
+        } catch (FetchException e) {
+            throw guestError(e);
+        }
+        CompletableFuture<FetchResponse> response = executor.fetch(request);
+        CompletableFuture<Object> result =
+                response.handle(
+                        (r, err) -> {
+                            if (err != null) {
+                                Throwable cause =
+                                        err instanceof CompletionException && err.getCause() != null
+                                                ? err.getCause()
+                                                : err;
+                                if (cause instanceof FetchException fe) {
+                                    throw guestError(fe);
+                                }
+                                throw cause instanceof RuntimeException re
+                                        ? re
+                                        : new CompletionException(cause);
+                            }
+                            return toGuest(r);
+                        });
+        // Cancelling the guest's promise (the run ended) aborts the exchange.
+        result.whenComplete(
+                (v, err) -> {
+                    if (result.isCancelled()) {
+                        response.cancel(true);
+                    }
+                });
+        return result;
+    }
+
+    private static BridgeException guestError(FetchException e) {
+        return new BridgeException("FetchError", e.code().name(), e.getMessage(), e);
+    }
+
+    private static Map<String, Object> toGuest(FetchResponse r) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("status", (long) r.status());
+        out.put("statusText", r.statusText());
+        out.put("url", r.url());
+        out.put("headers", r.headers());
+        out.put("body", r.body());
+        out.put("truncated", r.truncated());
+        out.put("redirected", r.redirected());
+        return out;
+    }
+
+    @Override
+    public void close() {
+        executor.close();
+    }
+}

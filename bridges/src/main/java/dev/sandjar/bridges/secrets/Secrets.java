@@ -1,0 +1,96 @@
+package dev.sandjar.bridges.secrets;
+
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.Operation;
+import dev.sandjar.host.Param;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The guest's read-only view of a {@link SecretStore}: {@code getSecret(name)} and {@code
+ * secrets.get(name)} return the value or throw when it is unset, {@code secrets.tryGet(name)}
+ * returns {@code undefined} when unset, {@code secrets.list()} lists the names the run may read
+ * that are set. Guest code cannot write a secret.
+ *
+ * <p>A scope limits a run to the names it declares: any other name is refused at the bridge ({@code
+ * SecretError}, code {@code OUT_OF_SCOPE}), so no guest-side path can route around it; an empty
+ * scope denies everything; no scope is unscoped. Errors name the secret, never its value.
+ */
+public final class Secrets {
+
+    private Secrets() {}
+
+    /** Every secret in the store. */
+    public static Bridge bridge(SecretStore store) {
+        return build(store, null);
+    }
+
+    /** Only the secrets named in {@code scope} (an empty scope denies all). */
+    public static Bridge bridge(SecretStore store, Set<String> scope) {
+        return build(store, Set.copyOf(Objects.requireNonNull(scope, "scope")));
+    }
+
+    private static Bridge build(SecretStore store, Set<String> scope) {
+        Objects.requireNonNull(store, "store");
+        Param name = Param.string("name").maxLength(256);
+        return Bridge.builder("secrets")
+                .guestResource(Secrets.class, "secrets.js")
+                .operation(
+                        Operation.builder("get")
+                                .param(name)
+                                .handler(
+                                        c -> {
+                                            String n = allowed(c.string(0), scope);
+                                            return store.get(n)
+                                                    .orElseThrow(
+                                                            () ->
+                                                                    new BridgeException(
+                                                                            "SecretError",
+                                                                            "NOT_SET",
+                                                                            "secret '"
+                                                                                    + n
+                                                                                    + "' is not"
+                                                                                    + " set"));
+                                        })
+                                .build())
+                .operation(
+                        Operation.builder("tryGet")
+                                .param(name)
+                                .handler(
+                                        c ->
+                                                store.get(allowed(c.string(0), scope))
+                                                        .map(v -> (Object) v)
+                                                        .orElse(
+                                                                dev.sandjar.transport.Undefined
+                                                                        .INSTANCE))
+                                .build())
+                .operation(
+                        Operation.builder("list")
+                                .handler(
+                                        c -> {
+                                            Set<String> names = new TreeSet<>(store.names());
+                                            if (scope != null) {
+                                                names.retainAll(scope);
+                                            }
+                                            return List.copyOf(names);
+                                        })
+                                .build())
+                .build();
+    }
+
+    private static String allowed(String name, Set<String> scope) {
+        if (scope != null && !scope.contains(name)) {
+            throw new BridgeException(
+                    "SecretError",
+                    "OUT_OF_SCOPE",
+                    "secret '"
+                            + name
+                            + "' is outside this run's secret scope"
+                            + (scope.isEmpty() ? " (the scope is empty)" : ""));
+        }
+        return name;
+    }
+}
