@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
@@ -48,6 +49,7 @@ class LoaderTest {
                                 + "{'name': 'extra', 'kind': 'js', 'file': 'extra.js'},"
                                 + "{'name': 'reexport', 'kind': 'js', 'file': 'reexport.js'},"
                                 + "{'name': 'sneaky', 'kind': 'js', 'file': 'sneaky.js'},"
+                                + "{'name': 'busy', 'kind': 'js', 'file': 'busy.js'},"
                                 + "{'name': 'math', 'kind': 'wasm', 'file': 'math.wasm',"
                                 + " 'memoryPagesMax': 2, 'exports': ['add', 'div', 'fround',"
                                 + " 'mul', 'spin', 'counter', 'grow', 'store', {'wasm':"
@@ -69,6 +71,7 @@ class LoaderTest {
         write(geo, "extra.js", "export default 'extra';\n");
         write(geo, "reexport.js", "export * from './lib/util.js';\n");
         write(geo, "sneaky.js", "export * from 'node:fs';\n");
+        write(geo, "busy.js", "while (true) {}\nexport {};\n");
         write(geo, "math.wasm", mathWasm());
         Path other = root.resolve("other");
         write(
@@ -177,6 +180,18 @@ class LoaderTest {
                                 + " seen.code];"));
     }
 
+    @Test
+    void packModulesEvaluateUnderTheRunsLimits() {
+        String code = "import '@acme/geo/busy';\nreturn 1;";
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(code)
+                                .modules(catalog.resolveBody(code).moduleResolution())
+                                .limits(Limits.builder().timeout(Duration.ofMillis(300)).build())
+                                .build());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind(), r.toString());
+    }
+
     /** A specifier the user's code imports and a fragment the refusal must contain. */
     record Denial(String code, String expected) {}
 
@@ -265,19 +280,29 @@ class LoaderTest {
                 value(
                         catalog,
                         "import diff, { diffLines, unifiedDiff } from '@sandjar/diff';\n"
-                                + "const changes = await diffLines('a\\nb\\nc\\n',"
-                                + " 'a\\nB\\nc\\n');\n"
-                                + "const patch = await diff.unifiedDiff('a\\nb\\n', 'a\\nc\\n', {"
-                                + " context: 0 });\n"
-                                + "let refused;\n"
-                                + "try { await diffLines(1, 'x'); } catch (e) { refused = e.name"
-                                + " + ' ' + e.code; }\n"
-                                + "let badOption;\n"
-                                + "try { await unifiedDiff('a', 'b', { context: 5000 }); } catch"
-                                + " (e) { badOption = e.message; }\n"
-                                + "return [changes.map((c) => c.op + ':' + c.count), patch,"
-                                + " refused, badOption, Object.isFrozen(diff), unifiedDiff ==="
-                                + " diff.unifiedDiff];");
+                            + "const changes = await diffLines('a\\n"
+                            + "b\\n"
+                            + "c\\n"
+                            + "', 'a\\n"
+                            + "B\\n"
+                            + "c\\n"
+                            + "');\n"
+                            + "const patch = await diff.unifiedDiff('a\\n"
+                            + "b\\n"
+                            + "', 'a\\n"
+                            + "c\\n"
+                            + "', { context: 0 });\n"
+                            + "let refused;\n"
+                            + "try { await diffLines(1, 'x'); } catch (e) { refused = e.name + ' '"
+                            + " + e.code; }\n"
+                            + "let badOption;\n"
+                            + "try { await unifiedDiff('a', 'b', { context: 5000 }); } catch (e) {"
+                            + " badOption = e.message; }\n"
+                            + "return [changes.map((c) => c.op + ':' + c.count), patch, refused,"
+                            + " badOption, Object.isFrozen(diff), unifiedDiff ==="
+                            + " diff.unifiedDiff,\n"
+                            + "  typeof"
+                            + " globalThis[Symbol.for('sandjar.bridge.packs.host.diff')]];");
         assertEquals(
                 List.of(
                         List.of("equal:1", "remove:1", "add:1", "equal:1"),
@@ -286,7 +311,8 @@ class LoaderTest {
                         "packs.host.diff.unifiedDiff: options.context must be an integer from"
                                 + " 0 to 1000",
                         true,
-                        true),
+                        true,
+                        "undefined"),
                 v);
     }
 

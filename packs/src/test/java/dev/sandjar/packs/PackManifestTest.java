@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -230,6 +231,23 @@ class PackManifestTest {
                 "error [manifest-unknown-kind] @acme/geo sandjar.sandboxModules[0].kind: 'zip' is"
                         + " not a module kind (js, host or wasm)",
                 r.diagnostics().get(0).toString());
+    }
+
+    @Test
+    void skillDocsHaveFrontmatterAndSections() {
+        PackDocs d =
+                PackDocs.parse(
+                        "@acme/geo",
+                        "---\nname: geo\ndescription: \"Distances\"\n---\n# Geo\nintro\n"
+                                + "## haversine\nuse it\n```\n## not a heading\n```\n"
+                                + "## bearing\nb\n");
+        assertEquals("geo", d.name());
+        assertEquals("Distances", d.description());
+        assertEquals(List.of("haversine", "bearing"), List.copyOf(d.sections().keySet()));
+        assertEquals("use it\n```\n## not a heading\n```", d.sections().get("haversine"));
+        for (String bad : List.of("# no frontmatter", "---\nname: x\n", "---\nname: x\n---\n")) {
+            assertThrows(IllegalArgumentException.class, () -> PackDocs.parse("p", bad), bad);
+        }
     }
 
     @Test
