@@ -152,7 +152,7 @@ final class CatalogSnapshot {
             add(sandbox, name == null ? "." : name.toString(), real, shipped, hosts, found);
             return;
         }
-        List<String[]> candidates = new ArrayList<>(); // label, path
+        List<Candidate> candidates = new ArrayList<>();
         try {
             for (Path child : sorted(real)) {
                 String name = child.getFileName().toString().replace("/", "");
@@ -185,13 +185,16 @@ final class CatalogSnapshot {
                                     + " are read"));
             candidates = candidates.subList(0, MAX_PACKS_PER_PATH);
         }
-        for (String[] c : candidates) {
-            add(sandbox, c[0], real.getFileSystem().getPath(c[1]), shipped, hosts, found);
+        for (Candidate c : candidates) {
+            add(sandbox, c.label(), c.dir(), shipped, hosts, found);
         }
     }
 
+    /** A directory with a package.json, and the name diagnostics use for it until it has one. */
+    private record Candidate(String label, Path dir) {}
+
     private static void candidate(
-            String label, Path dir, List<String[]> candidates, List<Diagnostic> diags) {
+            String label, Path dir, List<Candidate> candidates, List<Diagnostic> diags) {
         if (Files.isSymbolicLink(dir)) {
             if (Files.isDirectory(dir)) {
                 diags.add(
@@ -205,7 +208,7 @@ final class CatalogSnapshot {
         }
         if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)
                 && Files.exists(dir.resolve("package.json"), LinkOption.NOFOLLOW_LINKS)) {
-            candidates.add(new String[] {label, dir.toString()});
+            candidates.add(new Candidate(label, dir));
         }
     }
 

@@ -122,8 +122,12 @@ final class WasmRunner {
             this.args = args;
         }
 
+        /** The worker taking the call; a stop that came first interrupts it at once. */
         synchronized void started(Thread t) {
             worker = t;
+            if (stopReason != null) {
+                t.interrupt();
+            }
         }
 
         /** Interrupts the worker if the call is still running; the reason names the failure. */

@@ -405,6 +405,38 @@ class LoaderTest {
     }
 
     @Test
+    void endingARunStopsItsWasmCallsAndFreesTheWorkers() throws Exception {
+        ModuleCatalog slow = ModuleCatalog.builder(sandbox).searchPath(root).build(); // 5 s calls
+        String code = "import { spin } from '@acme/geo/math';\nawait spin();\nreturn 1;";
+        var run =
+                sandbox.submit(
+                        RunRequest.builder(code)
+                                .modules(slow.resolveBody(code).moduleResolution())
+                                .build());
+        Thread.sleep(300);
+        assertTrue(spinning() > 0, "the call is running");
+        run.cancel();
+        assertEquals(
+                RunError.Kind.CANCELLED, run.result().get(10, TimeUnit.SECONDS).error().kind());
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (spinning() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(0, spinning(), "no worker still runs the cancelled call");
+    }
+
+    /** WASM worker threads currently running guest WebAssembly. */
+    static long spinning() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().startsWith("sandjar-wasm-"))
+                .filter(
+                        e ->
+                                java.util.Arrays.stream(e.getValue())
+                                        .anyMatch(f -> f.getClassName().contains("chicory")))
+                .count();
+    }
+
+    @Test
     void aReloadLeavesResolutionsInFlightAsTheyWere(@TempDir Path dir) {
         write(
                 dir,
