@@ -54,8 +54,11 @@ public final class ModuleCatalog {
                 sandbox, searchPaths, shipped ? ShippedPacks.root() : null, hosts, budgets);
     }
 
-    /** Discovers every search path again and swaps the result in atomically. */
-    public void reload() {
+    /**
+     * Discovers every search path again and swaps the result in atomically. Reloads run one at a
+     * time; readers never wait for one.
+     */
+    public synchronized void reload() {
         CatalogSnapshot next = discover();
         snapshot = next;
     }

@@ -413,7 +413,10 @@ class LoaderTest {
                         RunRequest.builder(code)
                                 .modules(slow.resolveBody(code).moduleResolution())
                                 .build());
-        Thread.sleep(300);
+        long started = System.nanoTime() + 10_000_000_000L;
+        while (spinning() == 0 && System.nanoTime() < started) {
+            Thread.sleep(20);
+        }
         assertTrue(spinning() > 0, "the call is running");
         run.cancel();
         assertEquals(
