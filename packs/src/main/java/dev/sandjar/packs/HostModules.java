@@ -1,0 +1,91 @@
+package dev.sandjar.packs;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Sandjar's registry of host modules: which ids exist, what each one exports, and the one package
+ * allowed to declare each. Immutable. Discovery refuses a {@code "kind": "host"} module whose id is
+ * not here or whose pack is not the pinned one, and the per-run dispatcher checks both again before
+ * it serves a call, so a pack on disk can never bring host code or borrow another package's.
+ */
+public final class HostModules {
+    private final Map<String, HostModule> modules;
+
+    private HostModules(Map<String, HostModule> modules) {
+        this.modules = Collections.unmodifiableMap(new LinkedHashMap<>(modules));
+    }
+
+    /** The host modules Sandjar ships: {@code diff} (for {@code @sandjar/diff}). */
+    public static HostModules builtIn() {
+        return builder().addBuiltIns().build();
+    }
+
+    /** No host modules at all. */
+    public static HostModules none() {
+        return new HostModules(Map.of());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Optional<HostModule> find(String id) {
+        return Optional.ofNullable(modules.get(id));
+    }
+
+    public Collection<HostModule> all() {
+        return modules.values();
+    }
+
+    /**
+     * Why {@code packageName} may not declare host module {@code id}, or null when it may. The one
+     * check discovery and the dispatcher share.
+     */
+    String refusal(String id, String packageName) {
+        HostModule m = modules.get(id);
+        if (m == null) {
+            return "'"
+                    + id
+                    + "' is not a host module of this Sandjar (known: "
+                    + String.join(", ", HostModule.ids(modules.values()))
+                    + ")";
+        }
+        if (!m.packageName().equals(packageName)) {
+            return "host module '"
+                    + id
+                    + "' may only be declared by "
+                    + m.packageName()
+                    + ", not by "
+                    + packageName;
+        }
+        return null;
+    }
+
+    public static final class Builder {
+        private final Map<String, HostModule> modules = new LinkedHashMap<>();
+
+        private Builder() {}
+
+        public Builder addBuiltIns() {
+            return add(DiffModule.create());
+        }
+
+        public Builder add(HostModule module) {
+            Objects.requireNonNull(module, "module");
+            if (modules.putIfAbsent(module.id(), module) != null) {
+                throw new IllegalArgumentException(
+                        "host module '" + module.id() + "' is registered twice");
+            }
+            return this;
+        }
+
+        public HostModules build() {
+            return new HostModules(modules);
+        }
+    }
+}

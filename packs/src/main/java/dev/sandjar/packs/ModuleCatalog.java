@@ -1,0 +1,248 @@
+package dev.sandjar.packs;
+
+import dev.sandjar.host.CodeAnalysis;
+import dev.sandjar.host.Sandbox;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The sandbox modules this process offers: every pack found on the search paths (Sandjar's shipped
+ * packs, then the caller's directories), discovered without running any pack code. Build one and
+ * share it; it is thread-safe.
+ *
+ * <pre>{@code
+ * ModuleCatalog catalog = ModuleCatalog.builder(sandbox).searchPath(Path.of("packs")).build();
+ * CatalogResolution r = catalog.resolveBody(code);      // the body's imports are its declaration
+ * if (r.isOk()) {
+ *     sandbox.run(RunRequest.builder(code).modules(r.moduleResolution()).build());
+ * }
+ * }</pre>
+ *
+ * <p>Each discovery pass produces an immutable snapshot. {@link #reload()} swaps in a new one;
+ * resolutions already handed out keep the snapshot they were made from, so runs in flight are
+ * unaffected.
+ */
+public final class ModuleCatalog {
+    private final Sandbox sandbox;
+    private final List<Path> searchPaths;
+    private final boolean shipped;
+    private final HostModules hosts;
+    private final WasmBudgets budgets;
+    private volatile CatalogSnapshot snapshot;
+
+    private ModuleCatalog(Builder b) {
+        this.sandbox = b.sandbox;
+        this.searchPaths = List.copyOf(b.searchPaths);
+        this.shipped = b.shipped;
+        this.hosts = b.hosts;
+        this.budgets = b.budgets;
+        this.snapshot = discover();
+    }
+
+    /** {@code sandbox} is the one whose parser reads pack code (nothing of it runs). */
+    public static Builder builder(Sandbox sandbox) {
+        return new Builder(sandbox);
+    }
+
+    private CatalogSnapshot discover() {
+        return CatalogSnapshot.discover(
+                sandbox, searchPaths, shipped ? ShippedPacks.root() : null, hosts, budgets);
+    }
+
+    /**
+     * Discovers every search path again and swaps the result in atomically. Reloads run one at a
+     * time; readers never wait for one.
+     */
+    public synchronized void reload() {
+        CatalogSnapshot next = discover();
+        snapshot = next;
+    }
+
+    /** Every importable module, sorted by specifier. */
+    public List<ModuleSummary> summaries() {
+        return snapshot.summaries;
+    }
+
+    /** Every finding of the last discovery: refusals (errors) and warnings, by pack. */
+    public List<Diagnostic> diagnostics() {
+        return snapshot.diagnostics;
+    }
+
+    /** A pack's SKILL.md, if it has a valid one. Third-party text; see {@link PackDocs}. */
+    public Optional<PackDocs> packDocs(String packName) {
+        DiscoveredPack p = snapshot.packs.get(packName);
+        return p == null ? Optional.empty() : Optional.ofNullable(p.docs);
+    }
+
+    /**
+     * Resolves {@code declarations} against the installed packs. A specifier nothing serves is an
+     * error naming the pack to install (or why the installed one is withheld); a version or digest
+     * that differs from the declaration's is a warning.
+     */
+    public CatalogResolution resolveForExecution(List<ModuleDeclaration> declarations) {
+        return resolve(snapshot, declarations, List.of());
+    }
+
+    private static CatalogResolution resolve(
+            CatalogSnapshot s,
+            List<ModuleDeclaration> declarations,
+            List<CatalogResolution.Problem> notes) {
+        Map<String, CatalogSnapshot.Served> declared = new LinkedHashMap<>();
+        List<ModuleSummary> modules = new ArrayList<>();
+        List<CatalogResolution.Problem> errors = new ArrayList<>();
+        List<CatalogResolution.Problem> warnings = new ArrayList<>(notes);
+        for (ModuleDeclaration d : declarations) {
+            if (declared.containsKey(d.specifier())) {
+                continue;
+            }
+            CatalogSnapshot.Served served = s.specifiers.get(d.specifier());
+            if (served == null) {
+                errors.add(new CatalogResolution.Problem(d.specifier(), s.explain(d.specifier())));
+                continue;
+            }
+            declared.put(d.specifier(), served);
+            DiscoveredPack p = served.pack();
+            if (d.expectedVersion() != null && !d.expectedVersion().equals(p.version)) {
+                warnings.add(
+                        new CatalogResolution.Problem(
+                                d.specifier(),
+                                "recorded with "
+                                        + p.name
+                                        + " "
+                                        + d.expectedVersion()
+                                        + "; "
+                                        + p.version
+                                        + " is installed and is what runs"));
+            }
+            if (d.expectedDigest() != null
+                    && !d.expectedDigest().equals(served.entry().graphDigest())) {
+                warnings.add(
+                        new CatalogResolution.Problem(
+                                d.specifier(),
+                                "its code changed since it was recorded (graph digest "
+                                        + served.entry().graphDigest()
+                                        + ")"));
+            }
+            s.summaries.stream()
+                    .filter(m -> m.specifier().equals(d.specifier()))
+                    .findFirst()
+                    .ifPresent(modules::add);
+        }
+        return new CatalogResolution(s, declared, modules, errors, warnings);
+    }
+
+    /**
+     * Reads the static imports of {@code code} with the sandbox's parser and resolves them: the
+     * body's imports are its declaration. Code that does not parse resolves to nothing (the run
+     * reports the syntax error); a dynamic {@code import()} is a warning, since the sandbox refuses
+     * it when it runs.
+     */
+    public CatalogResolution resolveBody(String code) {
+        CodeAnalysis a = sandbox.analyze(code);
+        CatalogSnapshot s = snapshot;
+        if (a.syntaxError() != null) {
+            return resolve(s, List.of(), List.of());
+        }
+        List<CatalogResolution.Problem> notes = new ArrayList<>();
+        for (CodeAnalysis.Position p : a.dynamicImports()) {
+            notes.add(
+                    new CatalogResolution.Problem(
+                            "import()",
+                            "line "
+                                    + p.line()
+                                    + ", column "
+                                    + p.column()
+                                    + ": dynamic import() is refused when the code runs; import"
+                                    + " statically"));
+        }
+        return resolve(s, a.specifiers().stream().map(ModuleDeclaration::of).toList(), notes);
+    }
+
+    /**
+     * The source of one module for a client that runs the guest elsewhere, by opaque id: a public
+     * specifier, or a graph id from a delivery's {@code dependencyIds}. Only modules this catalog
+     * serves are delivered; WebAssembly binaries never are (they run on the host).
+     *
+     * @throws ModuleDeliveryException NOT_FOUND for an id nothing serves, REFUSED for a module the
+     *     catalog withholds
+     */
+    public ModuleDelivery authorizeDelivery(String moduleId) {
+        Objects.requireNonNull(moduleId, "moduleId");
+        CatalogSnapshot s = snapshot;
+        CatalogSnapshot.Located located;
+        CatalogSnapshot.Served served = s.specifiers.get(moduleId);
+        if (served != null) {
+            located = s.nodes.get(served.entry().nodeId());
+        } else {
+            located = s.nodes.get(moduleId);
+        }
+        if (located == null) {
+            CatalogSnapshot.Why why = s.why(moduleId);
+            throw new ModuleDeliveryException(
+                    why.refused()
+                            ? ModuleDeliveryException.Reason.REFUSED
+                            : ModuleDeliveryException.Reason.NOT_FOUND,
+                    "'" + moduleId + "' cannot be delivered: " + why.message());
+        }
+        DiscoveredPack.Node n = located.node();
+        return new ModuleDelivery(
+                moduleId,
+                n.id(),
+                n.file(),
+                n.source(),
+                ModuleDelivery.MEDIA_TYPE,
+                located.pack().graphDigests.get(n.id()),
+                n.sha256(),
+                List.copyOf(new java.util.LinkedHashSet<>(n.imports().values())),
+                n.hostId());
+    }
+
+    public static final class Builder {
+        private final Sandbox sandbox;
+        private final List<Path> searchPaths = new ArrayList<>();
+        private boolean shipped = true;
+        private HostModules hosts = HostModules.builtIn();
+        private WasmBudgets budgets = WasmBudgets.DEFAULTS;
+
+        private Builder(Sandbox sandbox) {
+            this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+        }
+
+        /**
+         * A directory of packs (each a subdirectory with a package.json, scoped ones under {@code
+         * @scope/}), or one pack directory. Searched in the order added, after the shipped packs.
+         */
+        public Builder searchPath(Path dir) {
+            searchPaths.add(Objects.requireNonNull(dir, "dir"));
+            return this;
+        }
+
+        /** Whether Sandjar's shipped packs are included (they are by default). */
+        public Builder shippedPacks(boolean include) {
+            this.shipped = include;
+            return this;
+        }
+
+        /** The host module registry; {@link HostModules#builtIn()} by default. */
+        public Builder hostModules(HostModules registry) {
+            this.hosts = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** Budgets for pack WebAssembly; {@link WasmBudgets#DEFAULTS} (the ceilings) by default. */
+        public Builder wasmBudgets(WasmBudgets b) {
+            this.budgets = Objects.requireNonNull(b, "budgets");
+            return this;
+        }
+
+        /** Discovers every search path now. */
+        public ModuleCatalog build() {
+            return new ModuleCatalog(this);
+        }
+    }
+}

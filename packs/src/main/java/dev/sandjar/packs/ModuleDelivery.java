@@ -1,0 +1,40 @@
+package dev.sandjar.packs;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One module's source, authorized for delivery to a client that runs the guest elsewhere (a
+ * browser). Carries no filesystem path: the client fetches dependencies by their ids and checks
+ * each body against {@code contentSha256}.
+ *
+ * @param moduleId the id it was asked for: a public specifier, or a graph id ({@code
+ *     <pack>::<file>} for files, {@code <specifier>::facade} for generated facades)
+ * @param graphId the graph id of the delivered module (the loader's module name)
+ * @param file the pack-relative file, or {@code facade} for generated source
+ * @param source the ES module source
+ * @param mediaType {@value #MEDIA_TYPE}
+ * @param graphDigest the digest of the module's whole graph
+ * @param contentSha256 SHA-256 (hex) of {@code source} as delivered, in UTF-8
+ * @param dependencyIds the graph ids of the modules it imports, in import order
+ * @param hostModule the host module id a host facade calls, or null
+ */
+public record ModuleDelivery(
+        String moduleId,
+        String graphId,
+        String file,
+        String source,
+        String mediaType,
+        String graphDigest,
+        String contentSha256,
+        List<String> dependencyIds,
+        String hostModule) {
+    public static final String MEDIA_TYPE = "text/javascript; charset=utf-8";
+
+    public ModuleDelivery {
+        Objects.requireNonNull(moduleId, "moduleId");
+        Objects.requireNonNull(graphId, "graphId");
+        Objects.requireNonNull(source, "source");
+        dependencyIds = List.copyOf(dependencyIds);
+    }
+}
