@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * @param syntaxError the parse error, or null when the code parses (as a function body with
  *     top-level {@code await} and {@code return}, or as a module)
- * @param imports the static import declarations at the top level, in order
+ * @param imports the static dependencies at the top level, in order: import declarations and {@code
+ *     export ... from} re-exports
  * @param hasExports whether the code has a top-level {@code export}: it then runs as a module
  * @param dynamicImports where the code calls {@code import()}, which the sandbox always refuses
  * @param requireCalls where the code calls a plain {@code require(...)}, which does not exist in

@@ -35,19 +35,28 @@ public final class Param {
     private final long min;
     private final long max;
     private final boolean nonFinite;
+    private final boolean ranged;
 
-    private Param(String name, Type type, boolean optional, long min, long max, boolean nonFinite) {
+    private Param(
+            String name,
+            Type type,
+            boolean optional,
+            long min,
+            long max,
+            boolean nonFinite,
+            boolean ranged) {
         this.name = Objects.requireNonNull(name, "name");
         this.type = type;
         this.optional = optional;
         this.min = min;
         this.max = max;
         this.nonFinite = nonFinite;
+        this.ranged = ranged;
     }
 
     private static Param of(String name, Type type) {
         long min = type == Type.INTEGER || type == Type.NUMBER ? Long.MIN_VALUE : 0;
-        return new Param(name, type, false, min, Long.MAX_VALUE, false);
+        return new Param(name, type, false, min, Long.MAX_VALUE, false, false);
     }
 
     public static Param string(String name) {
@@ -84,7 +93,7 @@ public final class Param {
 
     /** May be absent, {@code undefined} or {@code null}. */
     public Param optional() {
-        return new Param(name, type, true, min, max, nonFinite);
+        return new Param(name, type, true, min, max, nonFinite, ranged);
     }
 
     /** For STRING (UTF-16 units), BYTES, ARRAY (items) and OBJECT (keys): the largest size. */
@@ -92,7 +101,7 @@ public final class Param {
         if (type == Type.NUMBER || type == Type.INTEGER || type == Type.BOOLEAN || n < 0) {
             throw new IllegalArgumentException("maxLength does not apply to " + type + " " + name);
         }
-        return new Param(name, type, optional, min, n, nonFinite);
+        return new Param(name, type, optional, min, n, nonFinite, ranged);
     }
 
     /** For INTEGER and NUMBER: the inclusive range. */
@@ -100,7 +109,7 @@ public final class Param {
         if ((type != Type.INTEGER && type != Type.NUMBER) || min > max) {
             throw new IllegalArgumentException("bad range for " + type + " " + name);
         }
-        return new Param(name, type, optional, min, max, nonFinite);
+        return new Param(name, type, optional, min, max, nonFinite, true);
     }
 
     /** For NUMBER: accept NaN and the infinities. */
@@ -108,7 +117,7 @@ public final class Param {
         if (type != Type.NUMBER) {
             throw new IllegalArgumentException("allowNonFinite applies to NUMBER only");
         }
-        return new Param(name, type, optional, min, max, true);
+        return new Param(name, type, optional, min, max, true, ranged);
     }
 
     public String name() {
@@ -153,7 +162,7 @@ public final class Param {
                 if (!nonFinite && (Double.isNaN(d) || Double.isInfinite(d))) {
                     throw invalid(where, index, "must be a finite number", value);
                 }
-                if (!Double.isNaN(d) && (d < min || d > max)) {
+                if (ranged && !Double.isNaN(d) && (d < min || d > max)) {
                     throw invalid(where, index, "must be between " + min + " and " + max, value);
                 }
                 return value;

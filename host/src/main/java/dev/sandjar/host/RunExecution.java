@@ -623,23 +623,31 @@ final class RunExecution implements RunSession {
         }
     }
 
-    private JsValue sidecar(List<byte[]> parts) {
+    /** A guest array of the sidecar's entries: ArrayBuffers for bytes, strings for strings. */
+    private JsValue sidecar(List<Object> parts) {
         JsValue arr = ctx.newArray();
         for (int i = 0; i < parts.size(); i++) {
-            try (JsValue b = ctx.newArrayBuffer(parts.get(i))) {
-                ctx.setProperty(arr, String.valueOf(i), b);
+            Object part = parts.get(i);
+            try (JsValue v =
+                    part instanceof String text
+                            ? ctx.newString(text)
+                            : ctx.newArrayBuffer((byte[]) part)) {
+                ctx.setProperty(arr, String.valueOf(i), v);
             }
         }
         return arr;
     }
 
-    private List<byte[]> readSidecar(JsValue arr) {
-        List<byte[]> out = new ArrayList<>();
+    private List<Object> readSidecar(JsValue arr) {
+        List<Object> out = new ArrayList<>();
         try (JsValue len = arr.get("length")) {
             int n = (int) len.asNumber();
             for (int i = 0; i < n; i++) {
-                try (JsValue b = ctx.getProperty(arr, i)) {
-                    out.add(ctx.toByteArray(b));
+                try (JsValue part = ctx.getProperty(arr, i)) {
+                    out.add(
+                            part.typeOf().equals("string")
+                                    ? part.asString()
+                                    : ctx.toByteArray(part));
                 }
             }
         }
@@ -686,8 +694,10 @@ final class RunExecution implements RunSession {
             long size = (long) jsonLength.asNumber();
             int parts = (int) sideLength.asNumber();
             for (int i = 0; i < parts; i++) {
-                try (JsValue b = ctx.getProperty(side, i);
-                        JsValue n = b.get("byteLength")) {
+                try (JsValue part = ctx.getProperty(side, i);
+                        JsValue n =
+                                part.get(
+                                        part.typeOf().equals("string") ? "length" : "byteLength")) {
                     size += (long) n.asNumber();
                 }
             }

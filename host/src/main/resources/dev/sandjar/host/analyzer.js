@@ -94,6 +94,17 @@
       } else if (node.type === "ExportNamedDeclaration" || node.type === "ExportDefaultDeclaration"
                  || node.type === "ExportAllDeclaration") {
         hasExports = true;
+        if (node.source) {
+          // export ... from "x": a static dependency like an import (never hoisted: a module
+          // with exports runs as written).
+          imports.push({
+            specifier: node.source.value,
+            line: node.loc.start.line,
+            column: node.loc.start.column + 1,
+            start: node.start,
+            end: node.end,
+          });
+        }
       }
     }
     const calls = findCalls(ast);

@@ -393,15 +393,23 @@ class LoaderTest {
                                 new WasmBudgets(
                                         Duration.ofMillis(200), 256, 2, Duration.ofMillis(500)))
                         .build();
-        assertEquals(
-                List.of("WASM_TIMEOUT", "WASM_TIMEOUT", "WASM_TIMEOUT", "WASM_TIME_BUDGET"),
-                value(
-                        tight,
-                        "import { spin } from '@acme/spin';\n"
-                                + "const codes = [];\n"
-                                + "for (let i = 0; i < 4; i++) { try { await spin(); } catch (e)"
-                                + " { codes.push(e.code); } }\n"
-                                + "return codes;"));
+        List<?> codes =
+                (List<?>)
+                        value(
+                                tight,
+                                "import { spin } from '@acme/spin';\n"
+                                        + "const codes = [];\n"
+                                        + "for (let i = 0; i < 4; i++) { try { await spin(); }"
+                                        + " catch (e) { codes.push(e.code); } }\n"
+                                        + "return codes;");
+        // The first two use their 200 ms each; what the third gets depends on how long the first
+        // two really took on a loaded machine (a timeout, or an exhausted budget); the fourth
+        // finds the 500 ms spent.
+        assertEquals(List.of("WASM_TIMEOUT", "WASM_TIMEOUT"), codes.subList(0, 2));
+        assertTrue(
+                List.of("WASM_TIMEOUT", "WASM_TIME_BUDGET").contains(codes.get(2)),
+                codes.toString());
+        assertEquals("WASM_TIME_BUDGET", codes.get(3));
     }
 
     @Test

@@ -11,8 +11,6 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,8 +25,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The host half of the value codec: JSON text plus a sidecar of raw byte arrays (wire format:
- * docs/transport.md). Its guest half is {@link #guestSource()}. Thread-safe and stateless.
+ * The host half of the value codec: JSON text plus a sidecar of byte arrays and long strings (wire
+ * format: docs/transport.md). Its guest half is {@link #guestSource()}. Thread-safe and stateless.
  *
  * <p>Decoded Java values: {@code null}, {@link Boolean}, {@link Long} (integral numbers within
  * ±2^53) or {@link Double}, {@link String}, {@link List}, {@code Map<String, Object>} (plain
@@ -51,8 +49,12 @@ public final class Transport {
 
     private Transport() {}
 
-    /** The encoded form: JSON text and the sidecar it refers to by index. */
-    public record Encoded(String json, List<byte[]> sidecar) {}
+    /**
+     * The encoded form: JSON text and the sidecar it refers to by index. Each sidecar entry is a
+     * {@code byte[]} (binary data) or a {@code String} (a string longer than {@link #LONG_STRING}
+     * units); the sandbox moves both straight through guest memory, never as escaped JSON.
+     */
+    public record Encoded(String json, List<Object> sidecar) {}
 
     /** The guest codec script; its completion value is {@code {encode, decode}}. */
     public static String guestSource() {
@@ -70,7 +72,7 @@ public final class Transport {
     // ---------------------------------------------------------------------------------------
     // Decoding.
 
-    public static Object decode(String json, List<byte[]> sidecar) {
+    public static Object decode(String json, List<?> sidecar) {
         JsonNode root;
         try {
             root = JSON.readTree(json);
@@ -112,7 +114,7 @@ public final class Transport {
         return decode(json, List.of());
     }
 
-    private static Object decode(JsonNode n, List<byte[]> sidecar, String path) {
+    private static Object decode(JsonNode n, List<?> sidecar, String path) {
         switch (n.getNodeType()) {
             case NULL:
                 return null;
@@ -147,7 +149,7 @@ public final class Transport {
         return n.doubleValue();
     }
 
-    private static Map<String, Object> plain(ObjectNode n, List<byte[]> sidecar, String path) {
+    private static Map<String, Object> plain(ObjectNode n, List<?> sidecar, String path) {
         Map<String, Object> out = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> f : n.properties()) {
             out.put(f.getKey(), decode(f.getValue(), sidecar, path + "." + f.getKey()));
@@ -155,7 +157,7 @@ public final class Transport {
         return out;
     }
 
-    private static Object object(ObjectNode n, List<byte[]> sidecar, String path) {
+    private static Object object(ObjectNode n, List<?> sidecar, String path) {
         JsonNode mark = n.get(MARK);
         if (mark == null) {
             return plain(n, sidecar, path);
@@ -208,15 +210,18 @@ public final class Transport {
                 }
             case "str":
                 {
-                    byte[] units = side(n, sidecar, path);
-                    if (units.length % 2 != 0) {
-                        throw new TransportException(path + ": a string's sidecar has odd length");
+                    if (!(side(n, sidecar, path) instanceof String text)) {
+                        throw new TransportException(
+                                path + ": a string's sidecar entry is not a string");
                     }
-                    return utf16(units);
+                    return text;
                 }
             case "bytes":
                 {
-                    byte[] bytes = side(n, sidecar, path);
+                    if (!(side(n, sidecar, path) instanceof byte[] bytes)) {
+                        throw new TransportException(
+                                path + ": a bytes sidecar entry is not binary");
+                    }
                     String type = n.get("type").asText();
                     return type.equals("Uint8Array") ? bytes : new BinaryValue(type, bytes);
                 }
@@ -234,7 +239,7 @@ public final class Transport {
         return v;
     }
 
-    private static byte[] side(JsonNode n, List<byte[]> sidecar, String path) {
+    private static Object side(JsonNode n, List<?> sidecar, String path) {
         JsonNode inline = n.get("base64");
         if (inline != null) {
             try {
@@ -251,18 +256,12 @@ public final class Transport {
         return sidecar.get(i);
     }
 
-    private static String utf16(byte[] b) {
-        char[] c = new char[b.length / 2];
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asCharBuffer().get(c);
-        return new String(c);
-    }
-
     // ---------------------------------------------------------------------------------------
     // Encoding.
 
     /** Encodes a Java value for the guest; {@code rootName} starts the paths in error messages. */
     public static Encoded encode(Object value, String rootName) {
-        List<byte[]> sidecar = new ArrayList<>();
+        List<Object> sidecar = new ArrayList<>();
         Set<Object> stack = Collections.newSetFromMap(new IdentityHashMap<>());
         JsonNode tree = encode(value, rootName, 0, sidecar, stack);
         try {
@@ -272,7 +271,7 @@ public final class Transport {
         }
     }
 
-    private static ObjectNode bytes(String type, byte[] b, List<byte[]> sidecar) {
+    private static ObjectNode bytes(String type, byte[] b, List<Object> sidecar) {
         ObjectNode m = marker("bytes").put("type", type);
         if (sidecar == null) {
             return m.put("base64", java.util.Base64.getEncoder().encodeToString(b));
@@ -288,7 +287,7 @@ public final class Transport {
     }
 
     private static JsonNode encode(
-            Object v, String path, int depth, List<byte[]> sidecar, Set<Object> stack) {
+            Object v, String path, int depth, List<Object> sidecar, Set<Object> stack) {
         if (v == null) {
             return NODES.nullNode();
         }
@@ -299,9 +298,7 @@ public final class Transport {
             if (s.length() <= LONG_STRING || sidecar == null) {
                 return NODES.textNode(s);
             }
-            ByteBuffer buf = ByteBuffer.allocate(s.length() * 2).order(ByteOrder.LITTLE_ENDIAN);
-            buf.asCharBuffer().put(s);
-            sidecar.add(buf.array());
+            sidecar.add(s);
             return marker("str").put("i", sidecar.size() - 1);
         }
         if (v instanceof Character c) {

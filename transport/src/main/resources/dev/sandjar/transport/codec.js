@@ -26,12 +26,6 @@
   class TransportError extends Error {}
   TransportError.prototype.name = "TransportError";
 
-  function stringBytes(s) {
-    const u = new Uint16Array(s.length);
-    for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
-    return u.buffer;
-  }
-
   function encode(value, rootName) {
     const sidecar = [];
     const stack = []; // the objects on the current path, for cycles
@@ -56,7 +50,8 @@
     function walk(v, depth) {
       switch (typeof v) {
         case "string":
-          return v.length > LONG_STRING ? { [MARK]: "str", i: side(stringBytes(v)) } : v;
+          // A long string rides the sidecar as itself: the host copies it through memory.
+          return v.length > LONG_STRING ? { [MARK]: "str", i: side(v) } : v;
         case "boolean":
           return v;
         case "number":
@@ -157,12 +152,6 @@
   }
 
   function decode(json, sidecar) {
-    function text(buffer) {
-      const u = new Uint16Array(buffer);
-      let s = "";
-      for (let i = 0; i < u.length; i += 4096) s += String.fromCharCode.apply(null, u.subarray(i, i + 4096));
-      return s;
-    }
     function reviveObject(v) {
       const out = {};
       for (const k of keys(v)) {
@@ -192,7 +181,11 @@
           if (v.stack) e.stack = v.stack;
           return e;
         }
-        case "str": return text(sidecar[v.i]);
+        case "str": {
+          const text = sidecar[v.i];
+          if (typeof text !== "string") throw new TransportError("a long string's sidecar entry is not a string");
+          return text;
+        }
         case "bytes": {
           const buffer = sidecar[v.i];
           if (v.type === "ArrayBuffer") return buffer;

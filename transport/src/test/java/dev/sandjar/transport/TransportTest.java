@@ -68,7 +68,11 @@ class TransportTest {
                 JsValue json = ctx.newString(enc.json());
                 JsValue side = ctx.newArray()) {
             for (int i = 0; i < enc.sidecar().size(); i++) {
-                try (JsValue b = ctx.newArrayBuffer(enc.sidecar().get(i))) {
+                Object part = enc.sidecar().get(i);
+                try (JsValue b =
+                        part instanceof String text
+                                ? ctx.newString(text)
+                                : ctx.newArrayBuffer((byte[]) part)) {
                     side.set(String.valueOf(i), b);
                 }
             }
@@ -91,10 +95,11 @@ class TransportTest {
             try (JsValue j = ctx.getProperty(pair, 0);
                     JsValue side = ctx.getProperty(pair, 1);
                     JsValue len = side.get("length")) {
-                List<byte[]> sidecar = new ArrayList<>();
+                List<Object> sidecar = new ArrayList<>();
                 for (int i = 0; i < (int) len.asNumber(); i++) {
                     try (JsValue b = ctx.getProperty(side, i)) {
-                        sidecar.add(ctx.toByteArray(b));
+                        sidecar.add(
+                                b.typeOf().equals("string") ? b.asString() : ctx.toByteArray(b));
                     }
                 }
                 String text = j.asString();
