@@ -627,8 +627,18 @@
     return line;
   };
 
+  // The host keeps 64 KiB of a line and counts the rest. Only what it keeps (plus one character,
+  // so it can tell a surrogate pair at the cut) crosses, in pieces of at most 8,192 units: the
+  // transport carries strings that short as plain JSON and longer ones through a far slower
+  // per-character path.
+  const LINE_CAP = 65536;
+  const PIECE = 8192;
   const method = (level) => (...args) => {
-    host.call("log", level, formatLine(args));
+    const line = formatLine(args);
+    const kept = line.length > LINE_CAP ? call(stringSlice, line, 0, LINE_CAP + 1) : line;
+    const pieces = [];
+    for (let i = 0; i < kept.length; i += PIECE) pieces[pieces.length] = call(stringSlice, kept, i, i + PIECE);
+    host.call("log", level, pieces, line.length);
   };
 
   return {
