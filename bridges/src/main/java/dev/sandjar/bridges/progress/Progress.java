@@ -1,0 +1,159 @@
+package dev.sandjar.bridges.progress;
+
+import dev.sandjar.bridges.internal.Args;
+import dev.sandjar.bridges.internal.GuestScripts;
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.LogEntry;
+import dev.sandjar.host.Operation;
+import dev.sandjar.host.OperationCall;
+import dev.sandjar.host.Param;
+import dev.sandjar.host.RunSession;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * {@code progress(percent, message?)}: fire-and-forget progress reports, delivered to a {@link
+ * ProgressListener} the caller supplies. Returns {@code undefined} at once. At most one report per
+ * {@link #MIN_INTERVAL_MILLIS} ms and {@link #MAX_REPORTS} per run are delivered; other calls are
+ * dropped and counted ({@link ProgressReport#dropped()}), except that a report of 100 is exempt
+ * from the interval so completion is never lost to it. {@code percent} must be a number from 0 to
+ * 100 and {@code message} a string of at most {@link #MAX_MESSAGE_CHARS} characters; a bad argument
+ * throws even when the call would have been dropped. See {@code docs/bridges.md}.
+ */
+public final class Progress {
+    /** The least time between two delivered reports of one run. */
+    public static final long MIN_INTERVAL_MILLIS = 100;
+
+    /** The most reports one run delivers. */
+    public static final int MAX_REPORTS = 1_000;
+
+    /** The longest message, in UTF-16 units. */
+    public static final int MAX_MESSAGE_CHARS = 1_000;
+
+    private static final Logger LOG = Logger.getLogger(Progress.class.getName());
+    private static final String GUEST = GuestScripts.load(Progress.class, "progress.js");
+
+    private Progress() {}
+
+    /**
+     * A progress bridge delivering to {@code listener}. The bridge is immutable and may serve many
+     * runs at once; each run has its own rate limit and cap, and each report names its run.
+     */
+    public static Bridge bridge(ProgressListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        Object key = new Object(); // per-bridge state key, so two progress bridges never share
+        return Bridge.builder("progress")
+                .guest(GUEST)
+                .operation(
+                        Operation.builder("report")
+                                .param(Param.any("percent"))
+                                .param(Param.string("message").optional())
+                                .handler(call -> report(call, listener, key))
+                                .build())
+                .build();
+    }
+
+    private static Object report(OperationCall call, ProgressListener listener, Object key) {
+        double percent = Args.number(call.arg(0), "progress", "percent");
+        if (!(percent >= 0 && percent <= 100)) {
+            throw new BridgeException(
+                    "RangeError",
+                    "INVALID_PERCENT",
+                    "progress: percent must be a number from 0 to 100, got " + Args.show(percent));
+        }
+        String message = call.string(1);
+        if (message != null && message.length() > MAX_MESSAGE_CHARS) {
+            throw new BridgeException(
+                    "RangeError",
+                    "MESSAGE_TOO_LONG",
+                    "progress: message is "
+                            + message.length()
+                            + " characters; at most "
+                            + MAX_MESSAGE_CHARS);
+        }
+        RunSession session = call.session();
+        RunProgress run = session.state(key, () -> new RunProgress(session, listener));
+        run.offer(percent, message);
+        return null;
+    }
+
+    /** One run's rate limit, cap and ordered delivery. Offers come from the engine thread only. */
+    private static final class RunProgress {
+        private final RunSession session;
+        private final ProgressListener listener;
+        private long lastDelivered = Long.MIN_VALUE;
+        private int delivered;
+        private long dropped;
+        private boolean capNoticeLogged;
+        private final Queue<ProgressReport> queue = new ArrayDeque<>();
+        private boolean draining;
+
+        RunProgress(RunSession session, ProgressListener listener) {
+            this.session = session;
+            this.listener = listener;
+        }
+
+        void offer(double percent, String message) {
+            long now = System.nanoTime();
+            if (delivered >= MAX_REPORTS) {
+                dropped++;
+                if (!capNoticeLogged) {
+                    capNoticeLogged = true;
+                    session.log(
+                            LogEntry.Level.WARN,
+                            "progress: this run delivered its "
+                                    + MAX_REPORTS
+                                    + " reports; further calls are dropped");
+                }
+                return;
+            }
+            boolean spaced =
+                    lastDelivered == Long.MIN_VALUE
+                            || now - lastDelivered
+                                    >= TimeUnit.MILLISECONDS.toNanos(MIN_INTERVAL_MILLIS);
+            if (!spaced && percent != 100) {
+                dropped++;
+                return;
+            }
+            lastDelivered = now;
+            delivered++;
+            ProgressReport report =
+                    new ProgressReport(
+                            session.runId(), percent, message, delivered, dropped, Instant.now());
+            boolean start;
+            synchronized (queue) {
+                queue.add(report);
+                start = !draining;
+                draining = true;
+            }
+            if (start) {
+                session.executor().execute(this::drain);
+            }
+        }
+
+        /** Delivers queued reports in order, one drain at a time per run. */
+        private void drain() {
+            for (; ; ) {
+                ProgressReport next;
+                synchronized (queue) {
+                    next = queue.poll();
+                    if (next == null) {
+                        draining = false;
+                        return;
+                    }
+                }
+                try {
+                    listener.onProgress(next);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "progress listener failed for run " + next.runId(), e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.sandjar.bridges.time;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sandjar.host.Limits;
+import dev.sandjar.host.RunError;
+import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.RunResult;
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxRun;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** sleep(ms): waiting on the host's timer, checked arguments, and cancellation. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SleepTest {
+    static Sandbox sandbox;
+
+    @BeforeAll
+    static void start() {
+        sandbox = Sandbox.builder().poolSize(2).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    @Test
+    void sleepWaitsWithoutSpendingTheCpuBudget() {
+        long start = System.nanoTime();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const v = await sleep(400);\n"
+                                                + "await Promise.all([1, 2, 3].map(() =>"
+                                                + " sleep(200.5)));\n"
+                                                + "return v === undefined;")
+                                .bridge(Sleep.bridge())
+                                .limits(Limits.builder().timeout(Duration.ofMillis(300)).build())
+                                .build());
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(true, r.valueOrThrow());
+        // 400 ms then three overlapping 200 ms sleeps: 600 ms of waiting, far past the 300 ms
+        // CPU budget, and not 1,000 ms, so the three ran at once.
+        assertTrue(elapsed >= 600, "elapsed " + elapsed);
+        assertTrue(r.stats().guestCpuNanos() < TimeUnit.MILLISECONDS.toNanos(300));
+    }
+
+    @Test
+    void badDurationsAreRefusedWithTheLimit() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const out = [];\n"
+                                            + "for (const ms of [-1, NaN, Infinity, 5001, '100',"
+                                            + " undefined, 10n]) {\n"
+                                            + "  try { await sleep(ms); out.push('slept'); }\n"
+                                            + "  catch (e) { out.push(`${e.name} ${e.code}:"
+                                            + " ${e.message}`); }\n"
+                                            + "}\n"
+                                            + "await sleep(0);\n"
+                                            + "return out;")
+                                .bridge(Sleep.bridge())
+                                .limits(
+                                        Limits.builder()
+                                                .wallTimeout(Duration.ofMillis(5000))
+                                                .build())
+                                .build());
+        String limit = "sleep: ms must be from 0 to 5000 (the run's wallTimeout), got ";
+        assertEquals(
+                List.of(
+                        "RangeError INVALID_DELAY: " + limit + "-1",
+                        "RangeError INVALID_DELAY: " + limit + "NaN",
+                        "RangeError INVALID_DELAY: " + limit + "Infinity",
+                        "RangeError INVALID_DELAY: " + limit + "5001",
+                        "TypeError INVALID_ARGUMENT: sleep: ms must be a number, got a string",
+                        "TypeError INVALID_ARGUMENT: sleep.sleep: argument 1 (ms) is required,"
+                                + " got undefined",
+                        "TypeError INVALID_ARGUMENT: sleep: ms must be a number, got a bigint"),
+                r.valueOrThrow());
+    }
+
+    @Test
+    void cancellingTheRunCutsASleepShort() throws Exception {
+        SandboxRun run =
+                sandbox.submit(
+                        RunRequest.builder("await sleep(20000);\nreturn 'woke';")
+                                .bridge(Sleep.bridge())
+                                .build());
+        Thread.sleep(300);
+        long start = System.nanoTime();
+        run.cancel();
+        RunResult r = run.result().get(10, TimeUnit.SECONDS);
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void theWallClockBoundEndsARunThatSleepsPastIt() {
+        long start = System.nanoTime();
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder("await sleep(500); await sleep(500);")
+                                .bridge(Sleep.bridge())
+                                .limits(
+                                        Limits.builder()
+                                                .wallTimeout(Duration.ofMillis(700))
+                                                .build())
+                                .build());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind());
+        assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(5000));
+    }
+}
