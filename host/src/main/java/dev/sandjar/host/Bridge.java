@@ -84,29 +84,6 @@ public final class Bridge {
             return this;
         }
 
-        /**
-         * The guest-side function expression from a UTF-8 resource next to {@code owner} (as {@link
-         * Class#getResourceAsStream} finds it); fails at once, naming it, if it is missing.
-         */
-        public Builder guestResource(Class<?> owner, String name) {
-            try (java.io.InputStream in = owner.getResourceAsStream(name)) {
-                if (in == null) {
-                    throw new IllegalStateException(
-                            "bridge "
-                                    + this.name
-                                    + ": guest resource "
-                                    + name
-                                    + " next to "
-                                    + owner.getName()
-                                    + " is missing");
-                }
-                return guest(
-                        new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-
         public Builder operation(Operation op) {
             if (operations.putIfAbsent(op.name(), op) != null) {
                 throw new IllegalArgumentException(

@@ -143,8 +143,11 @@ public final class ModuleCatalog {
      * it when it runs.
      */
     public CatalogResolution resolveBody(String code) {
-        CodeAnalysis a = sandbox.analyze(code);
         CatalogSnapshot s = snapshot;
+        if (!code.contains("import")) {
+            return resolve(s, List.of(), List.of()); // no import can be in it: skip the parser
+        }
+        CodeAnalysis a = sandbox.analyze(code);
         if (a.syntaxError() != null) {
             return resolve(s, List.of(), List.of());
         }

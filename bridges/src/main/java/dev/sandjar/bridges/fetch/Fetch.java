@@ -1,5 +1,6 @@
 package dev.sandjar.bridges.fetch;
 
+import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
@@ -32,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * for the per-run count.
  */
 public final class Fetch implements AutoCloseable {
+    private static final String GUEST = GuestScripts.load(Fetch.class, "fetch.js");
     public static final int DEFAULT_MAX_CALLS = 20;
     public static final int MAX_CALLS = 100;
 
@@ -48,7 +50,7 @@ public final class Fetch implements AutoCloseable {
         this.maxCalls = maxCalls;
         this.bridge =
                 Bridge.builder("fetch")
-                        .guestResource(Fetch.class, "fetch.js")
+                        .guest(GUEST)
                         .operation(
                                 Operation.builder("request")
                                         .param(Param.string("url").maxLength(8192))

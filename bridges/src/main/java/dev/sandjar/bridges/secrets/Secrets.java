@@ -1,5 +1,6 @@
 package dev.sandjar.bridges.secrets;
 
+import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
@@ -20,6 +21,7 @@ import java.util.TreeSet;
  * scope denies everything; no scope is unscoped. Errors name the secret, never its value.
  */
 public final class Secrets {
+    private static final String GUEST = GuestScripts.load(Secrets.class, "secrets.js");
 
     private Secrets() {}
 
@@ -37,7 +39,7 @@ public final class Secrets {
         Objects.requireNonNull(store, "store");
         Param name = Param.string("name").maxLength(256);
         return Bridge.builder("secrets")
-                .guestResource(Secrets.class, "secrets.js")
+                .guest(GUEST)
                 .operation(
                         Operation.builder("get")
                                 .param(name)

@@ -1,5 +1,6 @@
 package dev.sandjar.bridges.workspace;
 
+import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
@@ -29,6 +30,7 @@ import java.util.function.Supplier;
  * {@code WorkspaceError}s whose {@code code} is a {@link WorkspaceException.Code} name.
  */
 public final class WorkspaceBridge {
+    private static final String GUEST = GuestScripts.load(WorkspaceBridge.class, "workspace.js");
 
     private final Path root;
     private final WorkspaceLimits limits;
@@ -42,7 +44,7 @@ public final class WorkspaceBridge {
         Param path = Param.string("path").maxLength(4096);
         this.bridge =
                 Bridge.builder("workspace")
-                        .guestResource(WorkspaceBridge.class, "workspace.js")
+                        .guest(GUEST)
                         .operation(async("read", List.of(path), (ws, c) -> ws.read(c.string(0))))
                         .operation(
                                 async(

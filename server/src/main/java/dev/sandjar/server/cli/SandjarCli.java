@@ -1,5 +1,12 @@
 package dev.sandjar.server.cli;
 
+import dev.sandjar.bridges.Capabilities;
+import dev.sandjar.bridges.fetch.Fetch;
+import dev.sandjar.bridges.fetch.FetchConfig;
+import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.workspace.FilesystemAccess;
+import dev.sandjar.bridges.workspace.WorkspaceBridge;
+import dev.sandjar.bridges.workspace.WorkspaceLimits;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
@@ -7,6 +14,11 @@ import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.SandboxRun;
+import dev.sandjar.packs.CatalogResolution;
+import dev.sandjar.packs.Diagnostic;
+import dev.sandjar.packs.ModuleCatalog;
+import dev.sandjar.packs.ModuleSummary;
+import dev.sandjar.packs.PackDocs;
 import dev.sandjar.transport.Transport;
 import dev.sandjar.transport.TransportException;
 import java.io.IOException;
@@ -15,26 +27,53 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
 /**
- * {@code sandjar run FILE.js [options]}: runs FILE through {@link Sandbox#run}, prints the result
- * as JSON on stdout (transport markers for what JSON cannot hold) and exits 0; on failure prints
- * {@code error: <kind>: <name>: <message>} on stderr and exits 2; bad usage exits 1.
+ * The command line.
+ *
+ * <p>{@code sandjar run FILE.js [options]}: runs FILE through {@link Sandbox#run} with the default
+ * capabilities and those the flags grant, prints the result as JSON on stdout (transport markers
+ * for what JSON cannot hold) and exits 0; on failure prints {@code error: <kind>: <name>:
+ * <message>} on stderr and exits 2. Console lines and progress go to stderr as they happen.
+ *
+ * <p>{@code sandjar packs list|validate|docs NAME [--packs DIR]...}: the pack catalog's summaries,
+ * diagnostics (exit 2 when any is an error) and a pack's SKILL.md. Bad usage exits 1.
  */
 public final class SandjarCli {
     static final String USAGE =
             String.join(
                     "\n",
                     "usage: sandjar run FILE.js [options]",
-                    "  --timeout-ms N       guest CPU budget in ms (default 30000, 1..600000)",
-                    "  --memory-mb N        guest heap limit in MiB (default 64, 1..512)",
-                    "  --global NAME=JSON   define a global from JSON (repeatable; transport"
+                    "       sandjar packs list|validate [--packs DIR]...",
+                    "       sandjar packs docs NAME [--packs DIR]...",
+                    "run options:",
+                    "  --timeout-ms N           guest CPU budget in ms (default 30000, 1..600000)",
+                    "  --memory-mb N            guest heap limit in MiB (default 64, 1..512)",
+                    "  --global NAME=JSON       define a global from JSON (repeatable; transport"
                             + " markers allowed)",
-                    "  --stats              print the run's statistics on stderr");
+                    "  --stats                  print the run's statistics on stderr",
+                    "  --packs DIR              add a pack search path (shipped packs are always"
+                            + " there)",
+                    "  --fetch                  grant fetch (the SSRF guard stays on)",
+                    "  --allow-private-network  let fetch reach loopback and private addresses",
+                    "  --workspace DIR          grant workspace over DIR",
+                    "  --host-filesystem        lift workspace containment (paths are host paths)",
+                    "  --secret NAME=VALUE      grant a secret (repeatable)",
+                    "  --secrets-env PREFIX     grant the environment's PREFIX<NAME> variables as"
+                            + " secrets",
+                    "  --secret-scope A,B       the secret names the run may read",
+                    "  --withhold NAME,...      withhold default capabilities ("
+                            + String.join(", ", Capabilities.DEFAULTS)
+                            + ")");
 
     private SandjarCli() {}
 
@@ -44,59 +83,111 @@ public final class SandjarCli {
 
     /** Runs the command; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
-        Options options;
-        String code;
         try {
-            options = Options.parse(args);
-            code = Files.readString(options.file, StandardCharsets.UTF_8);
+            if (args.length > 0 && args[0].equals("packs")) {
+                return packs(PacksOptions.parse(args), out, err);
+            }
+            Options options = Options.parse(args);
+            return run(options, out, err);
         } catch (IllegalArgumentException e) {
             err.println("error: usage: " + e.getMessage());
             err.println(USAGE);
             return 1;
+        }
+    }
+
+    private static int run(Options options, PrintStream out, PrintStream err) {
+        String code;
+        try {
+            code = Files.readString(options.file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            err.println("error: usage: cannot read " + args[1] + ": " + e.getMessage());
+            err.println("error: usage: cannot read " + options.file + ": " + e.getMessage());
             return 1;
         }
-        RunRequest request;
-        try {
-            request =
-                    RunRequest.builder(code)
-                            .filename(options.file.getFileName().toString())
-                            .limits(
-                                    Limits.builder()
-                                            .timeout(Duration.ofMillis(options.timeoutMs))
-                                            .heapBytes(options.memoryMb << 20)
-                                            .build())
-                            .globals(options.globals)
-                            .onLog(line -> err.println(format(line)))
-                            .build();
+        try (Sandbox sandbox = Sandbox.builder().poolSize(1).build();
+                Fetch fetch = options.fetch ? Fetch.create(fetchConfig(options)) : null) {
+            Capabilities.Builder caps =
+                    Capabilities.builder()
+                            .withhold(options.withheld.toArray(String[]::new))
+                            .progress(
+                                    p ->
+                                            err.println(
+                                                    "[progress] "
+                                                            + formatPercent(p.percent())
+                                                            + (p.message() == null
+                                                                    ? ""
+                                                                    : " " + p.message())));
+            if (fetch != null) {
+                caps.fetch(fetch);
+            }
+            if (options.workspace != null) {
+                caps.workspace(
+                        WorkspaceBridge.create(
+                                options.workspace,
+                                WorkspaceLimits.defaults(),
+                                options.hostFilesystem
+                                        ? FilesystemAccess.HOST
+                                        : FilesystemAccess.CONTAINED));
+            }
+            Optional<SecretStore> secrets = options.secretStore();
+            if (secrets.isPresent()) {
+                if (options.secretScope == null) {
+                    caps.secrets(secrets.get());
+                } else {
+                    caps.secrets(secrets.get(), options.secretScope);
+                }
+            }
+            RunRequest.Builder request = RunRequest.builder(code);
+            if (code.contains("import")) { // else no module can be needed: skip the catalog
+                CatalogResolution modules = catalog(sandbox, options.packs).resolveBody(code);
+                for (CatalogResolution.Problem w : modules.warnings()) {
+                    err.println("warning: " + w);
+                }
+                if (!modules.isOk()) {
+                    for (CatalogResolution.Problem e : modules.errors()) {
+                        err.println("error: import: " + e);
+                    }
+                    return 2;
+                }
+                request.modules(modules.moduleResolution());
+            }
+            request.filename(options.file.getFileName().toString())
+                    .limits(
+                            Limits.builder()
+                                    .timeout(Duration.ofMillis(options.timeoutMs))
+                                    .heapBytes(options.memoryMb << 20)
+                                    .build())
+                    .globals(options.globals)
+                    .bridges(caps.build())
+                    .onLog(line -> err.println(format(line)));
+            return execute(sandbox, request.build(), options.stats, out, err);
         } catch (IllegalArgumentException e) {
             err.println("error: usage: " + e.getMessage());
             return 1;
-        }
-        try (Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
-            SandboxRun run = sandbox.submit(request);
-            Thread cancelOnExit = new Thread(run::cancel, "sandjar-cancel");
-            Runtime.getRuntime().addShutdownHook(cancelOnExit);
-            RunResult result;
-            try {
-                result = run.result().get();
-            } finally {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(cancelOnExit);
-                } catch (IllegalStateException shuttingDown) {
-                    // the hook is running: the run was cancelled
-                }
-            }
-            if (options.stats) {
-                err.println("stats: " + result.stats().summary());
-            }
-            if (result.isOk()) {
-                out.println(Transport.toJson(result.value(), "result"));
-                return 0;
-            }
-            err.println(describe(result.error()));
+        } catch (RuntimeException e) {
+            err.println("error: internal: " + e.getClass().getSimpleName() + ": " + e.getMessage());
             return 2;
+        }
+    }
+
+    private static FetchConfig fetchConfig(Options options) {
+        return FetchConfig.builder().withAllowPrivateNetwork(options.allowPrivateNetwork).build();
+    }
+
+    private static ModuleCatalog catalog(Sandbox sandbox, List<Path> packs) {
+        ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
+        packs.forEach(b::searchPath);
+        return b.build();
+    }
+
+    private static int execute(
+            Sandbox sandbox, RunRequest request, boolean stats, PrintStream out, PrintStream err) {
+        SandboxRun run = sandbox.submit(request);
+        Thread cancelOnExit = new Thread(run::cancel, "sandjar-cancel");
+        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        RunResult result;
+        try {
+            result = run.result().get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IllegalArgumentException bad) {
                 err.println("error: usage: " + bad.getMessage());
@@ -108,12 +199,61 @@ public final class SandjarCli {
             Thread.currentThread().interrupt();
             err.println("error: cancelled: interrupted");
             return 2;
-        } catch (IllegalArgumentException e) {
-            err.println("error: usage: " + e.getMessage());
-            return 1;
-        } catch (RuntimeException e) {
-            err.println("error: internal: " + e.getClass().getSimpleName() + ": " + e.getMessage());
-            return 2;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: the run was cancelled
+            }
+        }
+        if (stats) {
+            err.println("stats: " + result.stats().summary());
+        }
+        if (result.isOk()) {
+            out.println(Transport.toJson(result.value(), "result"));
+            return 0;
+        }
+        err.println(describe(result.error()));
+        return 2;
+    }
+
+    private static int packs(PacksOptions options, PrintStream out, PrintStream err) {
+        try (Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
+            ModuleCatalog catalog = catalog(sandbox, options.packs);
+            switch (options.command) {
+                case "list" -> {
+                    for (ModuleSummary s : catalog.summaries()) {
+                        out.println(s.line());
+                    }
+                    return 0;
+                }
+                case "validate" -> {
+                    List<Diagnostic> all = catalog.diagnostics();
+                    for (Diagnostic d : all) {
+                        out.println(d);
+                    }
+                    boolean errors = all.stream().anyMatch(Diagnostic::isError);
+                    out.println(
+                            all.isEmpty()
+                                    ? "ok: " + catalog.summaries().size() + " modules, no problems"
+                                    : (errors ? "failed: " : "ok: ")
+                                            + all.size()
+                                            + " diagnostic(s)");
+                    return errors ? 2 : 0;
+                }
+                default -> {
+                    Optional<PackDocs> docs = catalog.packDocs(options.name);
+                    if (docs.isEmpty()) {
+                        err.println(
+                                "error: no SKILL.md for pack '"
+                                        + options.name
+                                        + "' (is it installed? see 'sandjar packs list')");
+                        return 2;
+                    }
+                    out.println(docs.get().body());
+                    return 0;
+                }
+            }
         }
     }
 
@@ -132,12 +272,25 @@ public final class SandjarCli {
         return "[" + line.level().name().toLowerCase(Locale.ROOT) + "] " + line.message();
     }
 
+    private static String formatPercent(double p) {
+        return (p == Math.rint(p) ? String.valueOf((long) p) : String.valueOf(p)) + "%";
+    }
+
     static final class Options {
         Path file;
         long timeoutMs = 30_000;
         long memoryMb = 64;
         boolean stats;
         final Map<String, Object> globals = new LinkedHashMap<>();
+        final List<Path> packs = new ArrayList<>();
+        boolean fetch;
+        boolean allowPrivateNetwork;
+        Path workspace;
+        boolean hostFilesystem;
+        final Map<String, String> secrets = new LinkedHashMap<>();
+        String secretsEnv;
+        Set<String> secretScope;
+        final Set<String> withheld = new LinkedHashSet<>();
 
         static Options parse(String[] args) {
             if (args.length < 2 || !args[0].equals("run")) {
@@ -152,6 +305,15 @@ public final class SandjarCli {
                     case "--memory-mb" -> o.memoryMb = number(args, ++i, a, 1, 512);
                     case "--stats" -> o.stats = true;
                     case "--global" -> o.global(value(args, ++i, a));
+                    case "--packs" -> o.packs.add(directory(value(args, ++i, a), a));
+                    case "--fetch" -> o.fetch = true;
+                    case "--allow-private-network" -> o.allowPrivateNetwork = true;
+                    case "--workspace" -> o.workspace = directory(value(args, ++i, a), a);
+                    case "--host-filesystem" -> o.hostFilesystem = true;
+                    case "--secret" -> o.secret(value(args, ++i, a));
+                    case "--secrets-env" -> o.secretsEnv = value(args, ++i, a);
+                    case "--secret-scope" -> o.secretScope = names(value(args, ++i, a));
+                    case "--withhold" -> o.withheld.addAll(names(value(args, ++i, a)));
                     default -> {
                         if (a.startsWith("--")) {
                             throw new IllegalArgumentException("unknown option " + a);
@@ -166,7 +328,40 @@ public final class SandjarCli {
             if (o.file == null) {
                 throw new IllegalArgumentException("no FILE.js given");
             }
+            if (o.allowPrivateNetwork && !o.fetch) {
+                throw new IllegalArgumentException("--allow-private-network needs --fetch");
+            }
+            if (o.hostFilesystem && o.workspace == null) {
+                throw new IllegalArgumentException("--host-filesystem needs --workspace DIR");
+            }
+            if (o.secretScope != null && o.secrets.isEmpty() && o.secretsEnv == null) {
+                throw new IllegalArgumentException(
+                        "--secret-scope needs --secret NAME=VALUE or --secrets-env PREFIX");
+            }
+            if (!o.secrets.isEmpty() && o.secretsEnv != null) {
+                throw new IllegalArgumentException(
+                        "give secrets with --secret or --secrets-env, not both");
+            }
+            for (String w : o.withheld) {
+                if (!Capabilities.DEFAULTS.contains(w)) {
+                    throw new IllegalArgumentException(
+                            "--withhold "
+                                    + w
+                                    + ": the default capabilities are "
+                                    + Capabilities.DEFAULTS);
+                }
+            }
             return o;
+        }
+
+        Optional<SecretStore> secretStore() {
+            if (!secrets.isEmpty()) {
+                return Optional.of(SecretStore.of(secrets));
+            }
+            if (secretsEnv != null) {
+                return Optional.of(SecretStore.fromEnvironment(secretsEnv));
+            }
+            return Optional.empty();
         }
 
         private void global(String spec) {
@@ -183,26 +378,82 @@ public final class SandjarCli {
             }
         }
 
-        private static String value(String[] args, int i, String flag) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(flag + " needs a value");
+        private void secret(String spec) {
+            int eq = spec.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--secret needs NAME=VALUE");
             }
-            return args[i];
+            secrets.put(spec.substring(0, eq), spec.substring(eq + 1));
         }
+    }
 
-        private static long number(String[] args, int i, String flag, long min, long max) {
-            String text = value(args, i, flag);
-            long v;
-            try {
-                v = Long.parseLong(text);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " needs a number, got '" + text + "'");
+    static final class PacksOptions {
+        String command;
+        String name;
+        final List<Path> packs = new ArrayList<>();
+
+        static PacksOptions parse(String[] args) {
+            PacksOptions o = new PacksOptions();
+            if (args.length < 2 || !List.of("list", "validate", "docs").contains(args[1])) {
+                throw new IllegalArgumentException("expected 'packs list|validate|docs NAME'");
             }
-            if (v < min || v > max) {
-                throw new IllegalArgumentException(
-                        flag + " (" + v + ") must be between " + min + " and " + max);
+            o.command = args[1];
+            for (int i = 2; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--packs")) {
+                    o.packs.add(directory(value(args, ++i, a), a));
+                } else if (a.startsWith("--")) {
+                    throw new IllegalArgumentException("unknown option " + a);
+                } else if (o.command.equals("docs") && o.name == null) {
+                    o.name = a;
+                } else {
+                    throw new IllegalArgumentException("unexpected argument '" + a + "'");
+                }
             }
-            return v;
+            if (o.command.equals("docs") && o.name == null) {
+                throw new IllegalArgumentException("packs docs needs a pack NAME");
+            }
+            return o;
         }
+    }
+
+    private static Set<String> names(String list) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String n : list.split(",", -1)) {
+            if (!n.isBlank()) {
+                out.add(n.trim());
+            }
+        }
+        return out;
+    }
+
+    private static Path directory(String text, String flag) {
+        Path p = Path.of(text);
+        if (!Files.isDirectory(p)) {
+            throw new IllegalArgumentException(flag + " " + text + ": not a directory");
+        }
+        return p;
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static long number(String[] args, int i, String flag, long min, long max) {
+        String text = value(args, i, flag);
+        long v;
+        try {
+            v = Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + " needs a number, got '" + text + "'");
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(
+                    flag + " (" + v + ") must be between " + min + " and " + max);
+        }
+        return v;
     }
 }

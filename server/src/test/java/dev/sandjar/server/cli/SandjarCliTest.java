@@ -109,8 +109,8 @@ class SandjarCliTest {
         assertTrue(stack.err().startsWith("error: stack: RangeError"), stack.err());
         Run imported = run("import x from 'left-pad';\nreturn x;");
         assertEquals(
-                "error: import: ReferenceError: cannot import 'left-pad': this run declares no"
-                        + " modules",
+                "error: import: 'left-pad': no installed pack provides it; install the pack"
+                        + " left-pad",
                 imported.err());
         Run output = run("return 'x'.repeat(200000)");
         assertTrue(output.err().startsWith("error: output: OutputTooLarge"), output.err());
@@ -141,5 +141,143 @@ class SandjarCliTest {
                 "{\"greeting\":\"Hello, Sandjar!\",\"stack\":\"QuickJS-ng -> WebAssembly -> Chicory"
                         + " -> JVM\",\"fib20\":6765}",
                 r.out());
+    }
+
+    @Test
+    void consoleAndProgressGoToStderrAndDefaultsCanBeWithheld() throws IOException {
+        Run r = run("console.log('hi', {a: [1, 2]});\nprogress(50, 'half');\nreturn typeof sleep;");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("\"function\"", r.out());
+        assertTrue(r.err().contains("[log] hi { a: [ 1, 2 ] }"), r.err());
+        assertTrue(r.err().contains("[progress] 50% half"), r.err());
+        Run withheld = run("return [typeof console, typeof sleep];", "--withhold", "console,sleep");
+        assertEquals("[\"undefined\",\"undefined\"]", withheld.out());
+        assertEquals(1, run("return 1", "--withhold", "fetch").code());
+    }
+
+    @Test
+    void guardedCapabilitiesAreOffUnlessGranted() throws IOException {
+        Run r = run("return [typeof fetch, typeof workspace, typeof getSecret];");
+        assertEquals("[\"undefined\",\"undefined\",\"undefined\"]", r.out());
+        Run secrets =
+                run(
+                        "return [getSecret('A'), secrets.list()];",
+                        "--secret",
+                        "A=1",
+                        "--secret",
+                        "B=2",
+                        "--secret-scope",
+                        "A");
+        assertEquals("[\"1\",[\"A\"]]", secrets.out());
+        Run refused = run("return getSecret('B');", "--secret", "B=2", "--secret-scope", "A");
+        assertTrue(
+                refused.err()
+                        .startsWith(
+                                "error: exception: SecretError: secret 'B' is outside this run's"
+                                        + " secret scope (line 1, column "),
+                refused.err());
+        assertEquals(1, run("return 1", "--allow-private-network").code());
+    }
+
+    @Test
+    void theCapabilitiesExampleFetchesWritesAndReadsASecret() throws Exception {
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(
+                        new java.net.InetSocketAddress(
+                                java.net.InetAddress.getLoopbackAddress(), 0),
+                        0);
+        server.createContext(
+                "/hello.json",
+                ex -> {
+                    byte[] body =
+                            Files.readAllBytes(Path.of("..", "examples", "site", "hello.json"));
+                    ex.sendResponseHeaders(200, body.length);
+                    ex.getResponseBody().write(body);
+                    ex.close();
+                });
+        server.start();
+        try {
+            Path ws = Files.createDirectory(dir.resolve("ws"));
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            Run refused =
+                    runArgs(
+                            "run",
+                            Path.of("..", "examples", "capabilities.js").toString(),
+                            "--fetch",
+                            "--workspace",
+                            ws.toString(),
+                            "--secret",
+                            "GREETING=Hello",
+                            "--global",
+                            "base=\"" + base + "\"");
+            assertEquals(2, refused.code());
+            assertTrue(refused.err().contains("FetchError: "), refused.err());
+            assertTrue(refused.err().contains("127.0.0.1"), refused.err());
+            Run r =
+                    runArgs(
+                            "run",
+                            Path.of("..", "examples", "capabilities.js").toString(),
+                            "--fetch",
+                            "--allow-private-network",
+                            "--workspace",
+                            ws.toString(),
+                            "--secret",
+                            "GREETING=Hello",
+                            "--global",
+                            "base=\"" + base + "\"");
+            assertEquals(0, r.code(), r.err());
+            assertEquals(
+                    "{\"status\":200,\"wrote\":\"Hello, Sandjar (from a local server)!\","
+                            + "\"files\":[\"greeting.txt (37 bytes)\"],\"secrets\":[\"GREETING\"]}",
+                    r.out());
+            assertTrue(
+                    r.err().contains("[log] fetched " + base + "/hello.json with status 200"),
+                    r.err());
+            assertEquals(
+                    "Hello, Sandjar (from a local server)!",
+                    Files.readString(ws.resolve("greeting.txt")));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void shippedPacksImportAndExtraPackDirectoriesAreSearched() throws IOException {
+        Run text =
+                run(
+                        "import { slugify } from '@sandjar/text';\n"
+                                + "return slugify('Hello, Packs World');");
+        assertEquals(0, text.code(), text.err());
+        assertEquals("\"hello-packs-world\"", text.out());
+        Run missing = run("import x from '@acme/nothing';\nreturn x;");
+        assertEquals(2, missing.code());
+        assertTrue(missing.err().startsWith("error: import: "), missing.err());
+        assertTrue(missing.err().contains("@acme/nothing"), missing.err());
+
+        Path packs = Files.createDirectories(dir.resolve("packs/greet"));
+        Files.writeString(
+                packs.resolve("package.json"),
+                "{\"name\": \"@acme/greet\", \"version\": \"1.0.0\", \"sandjar\": {\"apiVersion\":"
+                        + " 1, \"sandboxModules\": [{\"name\": \".\", \"kind\": \"js\", \"file\":"
+                        + " \"index.js\"}]}}");
+        Files.writeString(packs.resolve("index.js"), "export const greet = (n) => `Hi, ${n}`;");
+        Run own =
+                run(
+                        "import { greet } from '@acme/greet';\nreturn greet('you');",
+                        "--packs",
+                        dir.resolve("packs").toString());
+        assertEquals(0, own.code(), own.err());
+        assertEquals("\"Hi, you\"", own.out());
+        Run list = runArgs("packs", "list", "--packs", dir.resolve("packs").toString());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("@sandjar/text (js)"), list.out());
+        assertTrue(list.out().contains("@acme/greet (js)"), list.out());
+        Run valid = runArgs("packs", "validate");
+        assertEquals(0, valid.code(), valid.out());
+        Run docs = runArgs("packs", "docs", "@sandjar/text");
+        assertEquals(0, docs.code(), docs.err());
+        assertTrue(docs.out().contains("slugify"), docs.out());
+        assertEquals(2, runArgs("packs", "docs", "@acme/nothing").code());
+        assertEquals(1, runArgs("packs", "frobnicate").code());
     }
 }
