@@ -31,9 +31,11 @@ class EngineSandboxSupportTest {
                             }
                         });
         assertEquals(42.0, sum.get(30, TimeUnit.SECONDS));
+        java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
         CompletableFuture<Object> blocker =
                 engine.submit(
                         e -> {
+                            running.countDown();
                             try {
                                 Thread.sleep(300);
                             } catch (InterruptedException ex) {
@@ -41,6 +43,7 @@ class EngineSandboxSupportTest {
                             }
                             return null;
                         });
+        assertTrue(running.await(30, TimeUnit.SECONDS));
         CompletableFuture<Object> queued = engine.submit(e -> "never");
         engine.close();
         blocker.get(30, TimeUnit.SECONDS);
