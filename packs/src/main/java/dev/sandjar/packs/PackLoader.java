@@ -61,9 +61,7 @@ final class PackLoader implements ModuleResolution {
                             + " "
                             + from.file()
                             + " may import only its own pack's files and modules, read from its"
-                            + " import declarations when the pack was discovered (re-exports"
-                            + " such as 'export ... from' are not followed: import, then"
-                            + " export)");
+                            + " imports and re-exports when the pack was discovered");
         }
         DiscoveredPack.Node to = reachable.get(target);
         if (to == null) {
