@@ -47,7 +47,6 @@ import java.util.regex.Pattern;
  */
 final class RunExecution implements RunSession {
     private static final Logger LOG = Logger.getLogger(RunExecution.class.getName());
-    private static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
     private static final Runnable WAKE = () -> {};
     private static final String BRIDGE_MODULE = "sandjar:bridge/";
     private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -76,6 +75,8 @@ final class RunExecution implements RunSession {
     private JsValue decodeFn;
     private JsValue prefixFn;
     private JsValue makeHostFn;
+    private Template template;
+    private final Loader loader = new Loader();
 
     /** The bridges of this run: the request's, then those modules declared, by dispatch index. */
     private final List<Bridge> bridges = new ArrayList<>();
@@ -227,93 +228,52 @@ final class RunExecution implements RunSession {
         long start = System.nanoTime();
         long cpuStart = budget.cpuNow();
         budget.start();
-        runtime = engine.newRuntime();
+        bridges.addAll(request.bridges());
+        template = Template.restoreFor(engine, this, bridges);
+        runtime = template.runtime;
+        ctx = template.context;
+        encodeFn = template.encode;
+        decodeFn = template.decode;
+        prefixFn = template.prefix;
+        makeHostFn = template.makeHost;
+        long t1 = System.nanoTime();
+        phases[1] = t1 - start; // restoring the prepared template (building it first if new)
+
         runtime.setMemoryLimit(limits.heapBytes());
         runtime.setMaxStackSize(limits.stackBytes());
         engine.setGrowthLimitPages(sandbox.growthPagesFor(limits.heapBytes()));
-        runtime.setInterruptHandler(this::shouldInterrupt);
-        runtime.setModuleLoader(new Loader());
-        long t1 = System.nanoTime();
-        phases[1] = t1 - start;
-
-        ctx = runtime.newContext();
         long t2 = System.nanoTime();
         phases[2] = t2 - t1;
+        phases[3] = 0;
 
-        JsValue codec = trusted(ctx.evalScript(Transport.guestSource(), "sandjar:codec.js"));
-        encodeFn = codec.get("encode");
-        decodeFn = codec.get("decode");
-        JsValue install = trusted(ctx.evalScript(PRELUDE, "sandjar:prelude.js"));
-        bridges.addAll(request.bridges());
-        JsValue factories = ctx.newArray();
-        JsValue names = ctx.newArray();
-        for (int i = 0; i < bridges.size(); i++) {
-            Bridge b = bridges.get(i);
-            JsResult f =
-                    ctx.evalScript(
-                            "\"use strict\";\n(" + b.guestSource() + "\n)",
-                            "sandjar:bridge:" + b.name());
-            if (!f.isOk()) {
-                JsError err = f.error();
-                f.close();
-                throw new IllegalStateException(
-                        "bridge " + b.name() + ": its guest source failed to load: " + err);
-            }
-            try (JsValue fn = f.value();
-                    JsValue name = ctx.newString(b.name())) {
-                ctx.setProperty(factories, String.valueOf(i), fn);
-                ctx.setProperty(names, String.valueOf(i), name);
+        if (globals != null) {
+            try (JsValue json = ctx.newString(globals.json());
+                    JsValue side = sidecar(globals.sidecar());
+                    JsResult defined =
+                            ctx.call(template.defineGlobals, ctx.undefined(), json, side)) {
+                if (!defined.isOk()) {
+                    JsError err = defined.error();
+                    if (err.name().equals("SandjarReservedGlobal")) {
+                        throw new IllegalArgumentException(err.message());
+                    }
+                    throw setupFailure(err);
+                }
             }
         }
         long t3 = System.nanoTime();
-
-        try (JsValue dispatch = ctx.newFunction("dispatch", this::dispatch);
-                JsValue json = globals == null ? ctx.undefined() : ctx.newString(globals.json());
-                JsValue side = globals == null ? ctx.undefined() : sidecar(globals.sidecar());
-                JsResult installed =
-                        ctx.call(
-                                install,
-                                ctx.undefined(),
-                                dispatch,
-                                codec,
-                                factories,
-                                names,
-                                json,
-                                side)) {
-            if (!installed.isOk()) {
-                JsError err = installed.error();
-                if (err.name().equals("SandjarReservedGlobal")) {
-                    throw new IllegalArgumentException(err.message());
-                }
-                if (err.isInterrupted() || err.isOutOfMemory()) {
-                    throw new GuestFailure(classify(err, false));
-                }
-                throw new IllegalStateException(
-                        "the sandbox prelude failed: " + err + "\n" + err.stack());
-            }
-            prefixFn = installed.value().get("prefix");
-            makeHostFn = installed.value().get("makeHost");
-        }
-        long t4 = System.nanoTime();
-        phases[3] = t3 - t2;
-        phases[4] = t4 - t3;
-        setupNanos = t4 - start;
+        phases[4] = t3 - t2;
+        setupNanos = t3 - start;
         if (RunBudget.measuresCpu()) {
             setupCpuNanos = budget.cpuNow() - cpuStart;
         }
     }
 
-    /** The value of host-supplied code that must not fail (the codec, the prelude). */
-    private JsValue trusted(JsResult r) {
-        if (!r.isOk()) {
-            JsError err = r.error();
-            r.close();
-            if (err.isInterrupted() || err.isOutOfMemory()) {
-                throw new GuestFailure(classify(err, false));
-            }
-            throw new IllegalStateException("sandbox setup failed: " + err + "\n" + err.stack());
+    /** A failure of host-supplied code during setup (the codec, the prelude, globals). */
+    RuntimeException setupFailure(JsError err) {
+        if (err.isInterrupted() || err.isOutOfMemory()) {
+            return new GuestFailure(classify(err, false));
         }
-        return r.value();
+        return new IllegalStateException("sandbox setup failed: " + err + "\n" + err.stack());
     }
 
     // ---------------------------------------------------------------------------------------
@@ -422,14 +382,18 @@ final class RunExecution implements RunSession {
         }
     }
 
-    private boolean shouldInterrupt() {
+    ModuleLoader loader() {
+        return loader;
+    }
+
+    boolean shouldInterrupt() {
         return budget.expired();
     }
 
     // ---------------------------------------------------------------------------------------
     // The dispatcher: the one host function the prelude hands to the bridges.
 
-    private JsValue dispatch(JsContext c, JsValue self, List<JsValue> args) {
+    JsValue dispatch(JsContext c, JsValue self, List<JsValue> args) {
         if (ended || budget.cancelRequested() || budget.reason() != null) {
             throw guestError(
                     "CancelledError",
@@ -911,24 +875,17 @@ final class RunExecution implements RunSession {
         pending.clear();
         completions.clear();
         runEndActions();
-        if (runtime != null) {
-            try {
-                runtime.close();
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "run " + runId + ": freeing the runtime failed", e);
-            }
-            runtime = null;
-        }
-        if (engine != null && !engine.isBroken()) {
+        if (template != null) {
+            // The runtime stays as the run left it: the next run restores the snapshot over it.
+            template.route.current = null;
             QuickJsEngine.OpenObjects left = engine.openObjects();
-            if (!left.isEmpty()) {
-                // Never expected: a leak would carry into the next run, so that run gets a fresh
-                // engine instead.
+            if (left.runtimes() != 1 || left.contexts() != 1) {
                 LOG.warning("run " + runId + " left " + left + " open; the engine is retired");
                 leaked = true;
                 sandbox.countLeak();
             }
         }
+        runtime = null;
     }
 
     private void runEndActions() {

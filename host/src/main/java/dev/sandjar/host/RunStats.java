@@ -3,17 +3,21 @@ package dev.sandjar.host;
 /**
  * What a run cost, for monitoring and benchmarks. Times are in nanoseconds.
  *
- * <p>Setup is everything before the first user statement: a fresh runtime and context, the codec,
- * the bridges and prelude, and the injected globals. {@code setupNanos} is the latency the caller
- * waited for it; {@code setupCpuNanos} is the CPU the engine thread spent on it.
+ * <p>Setup is everything before the first user statement: restoring the engine to a prepared
+ * template (a runtime and context with the codec, the bridges' guest code and the prelude already
+ * built and snapshotted; built first when the engine has none for this set of bridges), the run's
+ * limits, and the injected globals. {@code setupNanos} is the latency the caller waited for it;
+ * {@code setupCpuNanos} is the CPU the engine thread spent on it.
  *
  * @param queueNanos waiting for an engine instance
  * @param analysisNanos building the entry module (parsing the code when it has imports or exports;
  *     near zero when the analysis was cached or not needed)
- * @param runtimeNanos creating the runtime and setting its limits
- * @param contextNanos creating the context
- * @param bridgesNanos loading the codec and the bridges' guest code, and installing their globals
- * @param preludeNanos hardening and the injected globals
+ * @param runtimeNanos restoring the prepared template (and building it, the first time on an engine
+ *     for a set of bridges)
+ * @param contextNanos setting the run's limits on the restored runtime
+ * @param bridgesNanos always 0 now: bridges are installed when a template is built (kept for
+ *     comparisons with earlier measurements)
+ * @param preludeNanos defining the injected globals
  * @param setupNanos the sum of the setup phases, as elapsed time
  * @param setupCpuNanos the engine thread's CPU time for setup (-1 where the JVM cannot tell)
  * @param guestCpuNanos the engine thread's CPU time from the first user statement to the result

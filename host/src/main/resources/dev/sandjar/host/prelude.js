@@ -1,7 +1,7 @@
-// The guest half of a run's setup (see docs/sandbox.md). Evaluated once per run after the codec
-// and before any user or module code. Its completion value is install(), which the host calls with
-// the private dispatcher; the dispatcher is never a global, so once install() returns the guest can
-// reach the host only through the functions the bridges chose to expose.
+// The guest half of a run's setup (see docs/sandbox.md). Evaluated once per prepared template,
+// after the codec and before any user or module code. Its completion value is install(), which the
+// host calls with the private dispatcher; the dispatcher is never a global, so once install()
+// returns the guest can reach the host only through the functions the bridges chose to expose.
 (() => {
   "use strict";
   const G = globalThis;
@@ -44,7 +44,9 @@
   class ReservedGlobal extends Error {}
   ReservedGlobal.prototype.name = "SandjarReservedGlobal";
 
-  return function install(dispatch, codec, factories, names, globalsJson, globalsSidecar) {
+  // Runs once per prepared template (host/Template.java): the result is snapshotted, and every
+  // run starts from it. defineGlobals() is the per-run part.
+  return function install(dispatch, codec, factories, names) {
     const { encode, decode } = codec;
     const owners = {};
     const makeHost = (i, name) => freeze({
@@ -72,7 +74,7 @@
       }
     }
     harden();
-    if (globalsJson !== undefined) {
+    function defineGlobals(globalsJson, globalsSidecar) {
       const values = decode(globalsJson, globalsSidecar);
       for (const key of keys(values)) {
         if (key in G) {
@@ -82,6 +84,6 @@
         define(key, values[key]);
       }
     }
-    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost });
+    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost, defineGlobals });
   };
 })()

@@ -117,6 +117,10 @@ final class Ffi {
         disableModuleLoader = fn(glue, "QTS_RuntimeDisableModuleLoader");
     }
 
+    Instance instance() {
+        return instance;
+    }
+
     private ExportFunction fn(EngineGlue glue, String cName) {
         return instance.export(glue.export(cName));
     }

@@ -11,7 +11,7 @@ import java.util.Map;
  * context the function was made in. Engine thread only.
  */
 final class HostRefTable {
-    private record Entry(JsContext context, HostFunction fn) {}
+    record Entry(JsContext context, HostFunction fn) {}
 
     private final Map<Integer, Entry> entries = new HashMap<>();
     private int nextId = 1;
@@ -31,6 +31,19 @@ final class HostRefTable {
 
     int size() {
         return entries.size();
+    }
+
+    /** The table's state, for an engine snapshot. */
+    record Saved(Map<Integer, Entry> entries, int nextId) {}
+
+    Saved save() {
+        return new Saved(Map.copyOf(entries), nextId);
+    }
+
+    void restore(Saved s) {
+        entries.clear();
+        entries.putAll(s.entries());
+        nextId = s.nextId();
     }
 
     /** Calls the host function; returns an owned JSValue* (possibly the exception marker). */

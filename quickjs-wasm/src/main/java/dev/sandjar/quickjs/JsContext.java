@@ -133,6 +133,43 @@ public final class JsContext implements AutoCloseable {
         ffi.callVoid(ffi.freeValue, ptr(), p);
     }
 
+    /** The owned handles open now and their pointers, for an engine snapshot. */
+    Map<JsValue, Integer> saveHandles() {
+        Map<JsValue, Integer> out = new IdentityHashMap<>();
+        for (JsValue v : live) {
+            out.put(v, v.rawPtr());
+        }
+        return out;
+    }
+
+    /**
+     * After the engine's memory was restored: the context is alive again with exactly the handles
+     * it had at the snapshot; handles made since are dead (their memory is gone).
+     */
+    void restoreHandles(Map<JsValue, Integer> saved) {
+        for (JsValue v : live) {
+            if (!saved.containsKey(v)) {
+                v.invalidate();
+            }
+        }
+        live.clear();
+        saved.forEach(
+                (v, p) -> {
+                    v.revive(p);
+                    live.add(v);
+                });
+        ptr = originalPtr;
+    }
+
+    /** After a restore from a snapshot this context was not part of: it is gone. */
+    void forgetAfterRestore() {
+        for (JsValue v : live) {
+            v.invalidate();
+        }
+        live.clear();
+        ptr = 0;
+    }
+
     /** Number of owned handles still open in this context (for leak checks). */
     public int openHandles() {
         return live.size();

@@ -239,6 +239,31 @@ public final class JsRuntime implements AutoCloseable {
     /** The outcome of {@link #executePendingJobs(int)}. {@code error} is null when none threw. */
     public record JobsResult(int executed, JsError error) {}
 
+    /** This runtime's Java-side state, for an engine snapshot. */
+    record Saved(
+            int ptr, List<JsContext> contexts, List<JsContext> allContexts, int maxStackBytes) {}
+
+    Saved save() {
+        return new Saved(ptr, List.copyOf(contexts), List.copyOf(allContexts), maxStackBytes);
+    }
+
+    void restore(Saved s) {
+        ptr = s.ptr();
+        contexts.clear();
+        contexts.addAll(s.contexts());
+        allContexts.clear();
+        allContexts.addAll(s.allContexts());
+        maxStackBytes = s.maxStackBytes();
+        refusedNames.clear();
+    }
+
+    /** After a restore from a snapshot this runtime was not part of: it is gone. */
+    void forgetAfterRestore() {
+        allContexts.forEach(JsContext::forgetAfterRestore);
+        contexts.clear();
+        ptr = 0;
+    }
+
     void forget(JsContext context) {
         contexts.remove(context);
     }

@@ -124,6 +124,17 @@ public final class JsValue implements AutoCloseable {
         }
     }
 
+    /** The pointer field as is, for snapshots (no checks). */
+    int rawPtr() {
+        return ptr;
+    }
+
+    /** Brings a handle back after its engine's memory was restored from a snapshot. */
+    void revive(int valuePtr) {
+        ptr = valuePtr;
+        alive = true;
+    }
+
     /** Marks the handle dead without freeing (its value was freed or handed to the engine). */
     void invalidate() {
         alive = false;

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -64,6 +65,7 @@ public final class QuickJsEngine implements AutoCloseable {
     final Map<Integer, JsRuntime> runtimes = new HashMap<>();
     final Map<Integer, JsContext> contexts = new HashMap<>();
     final HostRefTable hostRefs = new HostRefTable();
+    private final Map<Class<?>, Object> attachments = new HashMap<>();
 
     /** Host callbacks running now; contexts and runtimes refuse to close while one runs. */
     int callbackDepth;
@@ -372,6 +374,95 @@ public final class QuickJsEngine implements AutoCloseable {
     public OpenObjects openObjects() {
         checkThread();
         return new OpenObjects(runtimes.size(), contexts.size(), hostRefs.size());
+    }
+
+    /**
+     * Captures the engine's whole state (see {@link EngineSnapshot}). Engine thread only, not from
+     * inside a host function. Costs a copy of linear memory up to its last non-zero byte.
+     */
+    public EngineSnapshot snapshot() {
+        checkClosable("snapshot of the engine");
+        Memory memory = ffi.memory;
+        int size = memory.pages() * 65536;
+        byte[] all = memory.readBytes(0, size);
+        int top = size;
+        while (top > 0 && all[top - 1] == 0) {
+            top--;
+        }
+        byte[] used = java.util.Arrays.copyOf(all, top);
+        Instance instance = ffi.instance();
+        long[] globals = new long[instance.globalCount()];
+        for (int i = 0; i < globals.length; i++) {
+            globals[i] = instance.global(i).getValue();
+        }
+        Map<JsRuntime, JsRuntime.Saved> rts = new java.util.IdentityHashMap<>();
+        runtimes.values().forEach(rt -> rts.put(rt, rt.save()));
+        Map<JsContext, Map<JsValue, Integer>> handles = new java.util.IdentityHashMap<>();
+        contexts.values().forEach(c -> handles.put(c, c.saveHandles()));
+        return new EngineSnapshot(
+                this,
+                used,
+                globals,
+                Map.copyOf(runtimes),
+                Map.copyOf(contexts),
+                rts,
+                handles,
+                hostRefs.save());
+    }
+
+    /**
+     * Puts the engine back into the state of {@code snapshot}: memory up to the snapshot's size is
+     * rewritten and everything above it zeroed (memory that grew since keeps its size but holds
+     * nothing), globals and the Java-side mirrors are restored, and every runtime, context and
+     * handle made since the snapshot is dead. Engine thread only, not from inside a host function.
+     */
+    public void restore(EngineSnapshot snapshot) {
+        checkClosable("restore of the engine");
+        if (snapshot.engine != this) {
+            throw new IllegalArgumentException("the snapshot belongs to another engine");
+        }
+        Memory memory = ffi.memory;
+        memory.write(0, snapshot.memory, 0, snapshot.memory.length);
+        int size = memory.pages() * 65536;
+        if (size > snapshot.memory.length) {
+            memory.fill((byte) 0, snapshot.memory.length, size);
+        }
+        Instance instance = ffi.instance();
+        for (int i = 0; i < snapshot.globals.length; i++) {
+            var g = instance.global(i);
+            if (g.getMutabilityType() == com.dylibso.chicory.wasm.types.MutabilityType.Var) {
+                g.setValue(snapshot.globals[i]);
+            }
+        }
+        for (JsRuntime rt : List.copyOf(runtimes.values())) {
+            if (!snapshot.runtimeStates.containsKey(rt)) {
+                rt.forgetAfterRestore();
+            }
+        }
+        for (JsContext c : List.copyOf(contexts.values())) {
+            if (!snapshot.handles.containsKey(c)) {
+                c.forgetAfterRestore();
+            }
+        }
+        runtimes.clear();
+        runtimes.putAll(snapshot.runtimes);
+        contexts.clear();
+        contexts.putAll(snapshot.contexts);
+        snapshot.runtimeStates.forEach(JsRuntime::restore);
+        snapshot.handles.forEach(JsContext::restoreHandles);
+        hostRefs.restore(snapshot.hostRefs);
+        for (StringBuilder line : lineBuffers) {
+            line.setLength(0);
+        }
+    }
+
+    /**
+     * Per-engine state an owner keeps with the engine, made on first use (for example prepared
+     * snapshots); it lives and dies with the engine. Engine thread only.
+     */
+    public <T> T attachment(Class<T> type, java.util.function.Supplier<T> create) {
+        checkThread();
+        return type.cast(attachments.computeIfAbsent(type, t -> create.get()));
     }
 
     /** The growth cap in force, in pages. */

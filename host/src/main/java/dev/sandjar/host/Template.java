@@ -1,0 +1,185 @@
+package dev.sandjar.host;
+
+import dev.sandjar.quickjs.EngineSnapshot;
+import dev.sandjar.quickjs.JsContext;
+import dev.sandjar.quickjs.JsError;
+import dev.sandjar.quickjs.JsResult;
+import dev.sandjar.quickjs.JsRuntime;
+import dev.sandjar.quickjs.JsValue;
+import dev.sandjar.quickjs.ModuleLoader;
+import dev.sandjar.quickjs.QuickJsEngine;
+import dev.sandjar.transport.Transport;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A prepared runtime and context for one set of bridges, snapshotted: the codec, the bridges' guest
+ * code, the prelude and the hardening are built once per engine and bridge set, and every run
+ * restores the snapshot instead of building them again. A restore rewrites the engine's whole
+ * memory, so each run starts exactly as fresh as if it had built everything itself; nothing of an
+ * earlier run survives.
+ *
+ * <p>The host callbacks compiled into the snapshot (the dispatcher, the interrupt handler, the
+ * module loader) are trampolines to {@link #current}, the run the template serves now. Engine
+ * thread only.
+ */
+final class Template {
+    private static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
+
+    /** The templates of one engine, and the empty state new ones are built from. */
+    static final class PerEngine {
+        private static final int KEEP = 2;
+        EngineSnapshot empty;
+        final Map<List<String>, Template> byKey = new LinkedHashMap<>(4, 0.75f, true);
+    }
+
+    final List<String> key;
+    final JsRuntime runtime;
+    final JsContext context;
+    final JsValue encode;
+    final JsValue decode;
+    final JsValue prefix;
+    final JsValue makeHost;
+    final JsValue defineGlobals;
+    final Route route;
+    EngineSnapshot snapshot;
+
+    /** Where the snapshot's host callbacks go: the run this template serves now, or none. */
+    static final class Route {
+        RunExecution current;
+    }
+
+    private Template(
+            List<String> key, Route route, JsRuntime runtime, JsContext context, JsValue[] fns) {
+        this.key = key;
+        this.route = route;
+        this.runtime = runtime;
+        this.context = context;
+        this.encode = fns[0];
+        this.decode = fns[1];
+        this.prefix = fns[2];
+        this.makeHost = fns[3];
+        this.defineGlobals = fns[4];
+    }
+
+    /** Names and guest sources, in order: two runs share a template when these are equal. */
+    static List<String> key(List<Bridge> bridges) {
+        List<String> key = new ArrayList<>(bridges.size() * 2);
+        for (Bridge b : bridges) {
+            key.add(b.name());
+            key.add(b.guestSource());
+        }
+        return key;
+    }
+
+    /**
+     * The template for {@code run}'s bridges on {@code engine}, restored and serving {@code run}:
+     * built (and snapshotted) first if this engine has none for them.
+     */
+    static Template restoreFor(QuickJsEngine engine, RunExecution run, List<Bridge> bridges) {
+        PerEngine all = engine.attachment(PerEngine.class, PerEngine::new);
+        List<String> key = key(bridges);
+        Template t = all.byKey.get(key);
+        if (t != null) {
+            engine.restore(t.snapshot);
+            t.route.current = run;
+            return t;
+        }
+        if (all.empty == null) {
+            if (!engine.openObjects().isEmpty()) {
+                throw new IllegalStateException(
+                        "engine is not empty before its first template: " + engine.openObjects());
+            }
+            all.empty = engine.snapshot();
+        } else {
+            engine.restore(all.empty);
+        }
+        if (all.byKey.size() >= PerEngine.KEEP) {
+            Iterator<Template> eldest = all.byKey.values().iterator();
+            eldest.next();
+            eldest.remove();
+        }
+        t = build(engine, run, bridges, key);
+        t.snapshot = engine.snapshot();
+        all.byKey.put(key, t);
+        return t;
+    }
+
+    private static Template build(
+            QuickJsEngine engine, RunExecution run, List<Bridge> bridges, List<String> key) {
+        Route route = new Route();
+        route.current = run;
+        JsRuntime rt = engine.newRuntime();
+        rt.setInterruptHandler(() -> route.current != null && route.current.shouldInterrupt());
+        rt.setModuleLoader(
+                new ModuleLoader() {
+                    @Override
+                    public String normalize(String importer, String specifier) {
+                        return route.current.loader().normalize(importer, specifier);
+                    }
+
+                    @Override
+                    public String load(String moduleName) {
+                        return route.current.loader().load(moduleName);
+                    }
+                });
+        JsContext ctx = rt.newContext();
+        JsValue codec = trusted(run, ctx.evalScript(Transport.guestSource(), "sandjar:codec.js"));
+        JsValue install = trusted(run, ctx.evalScript(PRELUDE, "sandjar:prelude.js"));
+        JsValue factories = ctx.newArray();
+        JsValue names = ctx.newArray();
+        for (int i = 0; i < bridges.size(); i++) {
+            Bridge b = bridges.get(i);
+            JsResult f =
+                    ctx.evalScript(
+                            "\"use strict\";\n(" + b.guestSource() + "\n)",
+                            "sandjar:bridge:" + b.name());
+            if (!f.isOk()) {
+                JsError err = f.error();
+                f.close();
+                throw new IllegalStateException(
+                        "bridge " + b.name() + ": its guest source failed to load: " + err);
+            }
+            try (JsValue fn = f.value();
+                    JsValue name = ctx.newString(b.name())) {
+                ctx.setProperty(factories, String.valueOf(i), fn);
+                ctx.setProperty(names, String.valueOf(i), name);
+            }
+        }
+        JsValue[] fns = new JsValue[5];
+        try (JsValue dispatch =
+                        ctx.newFunction("dispatch", (c, s, a) -> route.current.dispatch(c, s, a));
+                JsResult installed =
+                        ctx.call(install, ctx.undefined(), dispatch, codec, factories, names)) {
+            if (!installed.isOk()) {
+                JsError err = installed.error();
+                if (err.name().equals("SandjarReservedGlobal")) {
+                    throw new IllegalArgumentException(err.message());
+                }
+                throw run.setupFailure(err);
+            }
+            JsValue api = installed.value();
+            fns[0] = codec.get("encode");
+            fns[1] = codec.get("decode");
+            fns[2] = api.get("prefix");
+            fns[3] = api.get("makeHost");
+            fns[4] = api.get("defineGlobals");
+        }
+        for (JsValue v : new JsValue[] {codec, install, factories, names}) {
+            v.close();
+        }
+        return new Template(List.copyOf(key), route, rt, ctx, fns);
+    }
+
+    private static JsValue trusted(RunExecution run, JsResult r) {
+        if (!r.isOk()) {
+            JsError err = r.error();
+            r.close();
+            throw run.setupFailure(err);
+        }
+        return r.value();
+    }
+}
