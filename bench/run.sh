@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
-#   bench/run.sh quick   # one fork, short iterations: about 15 minutes on 2 cores
-#   bench/run.sh full    # three forks, longer iterations: over an hour
+#   bench/run.sh quick   # one fork, short iterations: about 15-20 minutes on 2 cores
+#   bench/run.sh full    # three forks, longer iterations: about 2 hours
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness, numbers meaningless
 #
 # JAVA_HOME picks the JDK (the harness, every JMH fork and every probe run on it).

@@ -53,28 +53,33 @@ public final class BenchMain {
             int nodeMeasureMs,
             int busySeconds) {}
 
+    /**
+     * Warm-up is long on purpose: Sandjar's AOT-compiled wasm is thousands of large JVM methods,
+     * and C2 needs tens of seconds of a loaded 2-core machine to compile the hot ones.
+     */
     private static final Mode QUICK =
             new Mode(
                     "quick",
                     1,
-                    3,
-                    TimeValue.seconds(1),
-                    4,
+                    6,
+                    TimeValue.seconds(2),
+                    5,
                     TimeValue.seconds(1),
                     5,
-                    2_000,
+                    3_000,
                     3_000,
                     3);
+
     private static final Mode FULL =
             new Mode(
                     "full",
                     3,
-                    5,
-                    TimeValue.seconds(2),
+                    10,
+                    TimeValue.seconds(3),
                     10,
                     TimeValue.seconds(2),
                     20,
-                    5_000,
+                    10_000,
                     10_000,
                     10);
 
@@ -106,6 +111,7 @@ public final class BenchMain {
     private final Map<String, String> unsupported = new LinkedHashMap<>();
     private final Map<String, Double> sandjarPhases = new LinkedHashMap<>();
     private String graalImplementation = "?";
+    private String loadBefore = "?";
 
     private BenchMain(Mode mode, Path work, Path nodeModules, Path nodeScripts) {
         this.mode = mode;
@@ -137,6 +143,7 @@ public final class BenchMain {
             throw new IllegalArgumentException("smoke mode runs with -Dsandjar.bench.size=tiny");
         }
         Instant started = Instant.now();
+        main.loadBefore = loadAverage();
         main.runAll();
         String md = main.report(started);
         Files.createDirectories(out.toAbsolutePath().getParent());
@@ -449,7 +456,11 @@ public final class BenchMain {
                         + Runtime.getRuntime().availableProcessors()
                         + " ("
                         + cpuModel()
-                        + "), shared with other work: expect noise");
+                        + "), shared with other work: expect noise. Load average (1, 5, 15 min)"
+                        + " at the start: "
+                        + loadBefore
+                        + "; at the end: "
+                        + loadAverage());
         r.line(
                 "- JDK: "
                         + System.getProperty("java.vm.name")
@@ -740,6 +751,15 @@ public final class BenchMain {
             return String.format(Locale.ROOT, "%.1f", v);
         }
         return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + ", " + f[1] + ", " + f[2];
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     private static String cpuModel() {
