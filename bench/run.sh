@@ -5,8 +5,12 @@
 #   bench/run.sh full    # three forks, longer iterations: about 2 hours
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness, numbers meaningless
 #
-# JAVA_HOME picks the JDK (the harness, every JMH fork and every probe run on it).
-# BENCH_OUT overrides the report's path, e.g. for a second JDK's run.
+# BENCH_JAVA picks the java that runs the harness, every JMH fork and every probe (default: the
+# one on PATH, or JAVA_HOME's); the build uses Maven's JDK as usual. BENCH_OUT overrides the
+# report's path, e.g. for a second JDK's run:
+#   BENCH_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java BENCH_OUT=bench/results/latest-jdk25.md bench/run.sh quick
+# The raw numbers land in bench/target/bench-results/results.json; to remake a report from them:
+#   java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.sandjar.bench.BenchMain render RESULTS.json OUT.md
 set -euo pipefail
 mode="${1:-quick}"
 size=full
@@ -19,7 +23,7 @@ cd "$(dirname "$0")/.."
 default_out=bench/results/latest.md
 [[ "$mode" == smoke ]] && default_out=bench/target/bench-results/smoke.md
 out="${BENCH_OUT:-$default_out}"
-java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 
 # Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2.
 mvn -B -q -ntp -pl bench -am package -DskipTests

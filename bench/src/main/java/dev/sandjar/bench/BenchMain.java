@@ -109,9 +109,19 @@ public final class BenchMain {
     private final Map<String, Map<String, Double>> tables = new LinkedHashMap<>();
 
     private final Map<String, String> unsupported = new LinkedHashMap<>();
+
+    /** The systems that start on this JDK, and why the others do not. */
+    private final List<String> systems = new ArrayList<>();
+
+    private final Map<String, String> broken = new LinkedHashMap<>();
     private final Map<String, Double> sandjarPhases = new LinkedHashMap<>();
-    private String graalImplementation = "?";
+    private String graalImplementation = "n/a";
     private String loadBefore = "?";
+    private String loadAfter = "?";
+    private int cores = Runtime.getRuntime().availableProcessors();
+    private String cpu = cpuModel();
+    private String jdk =
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
 
     private BenchMain(Mode mode, Path work, Path nodeModules, Path nodeScripts) {
         this.mode = mode;
@@ -121,6 +131,10 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 3 && args[0].equals("render")) {
+            render(Path.of(args[1]), Path.of(args[2]));
+            return;
+        }
         if (args.length < 3) {
             System.err.println("usage: BenchMain quick|full OUTPUT.md WORK_DIR [NODE_MODULES_DIR]");
             System.exit(2);
@@ -145,21 +159,86 @@ public final class BenchMain {
         Instant started = Instant.now();
         main.loadBefore = loadAverage();
         main.runAll();
+        main.loadAfter = loadAverage();
+        main.save(work.resolve("results.json"), started);
         String md = main.report(started);
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, md, StandardCharsets.UTF_8);
         System.out.println("wrote " + out);
     }
 
+    /** Everything the report is made of, so {@code render} can remake it without a rerun. */
+    private void save(Path file, Instant started) throws IOException {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", mode.name());
+        m.put("started", started.toString());
+        m.put("cores", cores);
+        m.put("cpu", cpu);
+        m.put("jdk", jdk);
+        m.put("loadBefore", loadBefore);
+        m.put("loadAfter", loadAfter);
+        m.put("graalImplementation", graalImplementation);
+        m.put("notes", notes);
+        m.put("tables", tables);
+        m.put("unsupported", unsupported);
+        m.put("broken", broken);
+        m.put("sandjarPhases", sandjarPhases);
+        Files.writeString(file, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(m));
+    }
+
+    /** usage: {@code BenchMain render WORK_DIR/results.json OUTPUT.md} */
+    @SuppressWarnings("unchecked")
+    private static void render(Path results, Path out) throws IOException {
+        Map<String, Object> m = Json.MAPPER.readValue(results.toFile(), Map.class);
+        Mode mode =
+                switch ((String) m.get("mode")) {
+                    case "quick" -> QUICK;
+                    case "full" -> FULL;
+                    default -> SMOKE;
+                };
+        BenchMain b = new BenchMain(mode, results.getParent(), null, null);
+        b.cores = ((Number) m.get("cores")).intValue();
+        b.cpu = (String) m.get("cpu");
+        b.jdk = (String) m.get("jdk");
+        b.loadBefore = (String) m.get("loadBefore");
+        b.loadAfter = (String) m.get("loadAfter");
+        b.graalImplementation = (String) m.get("graalImplementation");
+        b.notes.addAll((List<String>) m.get("notes"));
+        ((Map<String, Map<String, Number>>) m.get("tables"))
+                .forEach((t, v) -> v.forEach((sys, x) -> b.put(t, sys, x.doubleValue())));
+        b.unsupported.putAll((Map<String, String>) m.get("unsupported"));
+        b.broken.putAll((Map<String, String>) m.get("broken"));
+        ((Map<String, Number>) m.get("sandjarPhases"))
+                .forEach((k, v) -> b.sandjarPhases.put(k, v.doubleValue()));
+        Files.writeString(
+                out, b.report(Instant.parse((String) m.get("started"))), StandardCharsets.UTF_8);
+        System.out.println("wrote " + out);
+    }
+
     private void runAll() throws Exception {
-        try (GraalSystem g = new GraalSystem()) {
-            graalImplementation = g.implementation();
-        }
         for (String name : JsSystem.NAMES) {
             try (JsSystem js = JsSystem.create(name, 1)) {
+                js.eval(Workloads.body("trivial"));
                 if (js.bytesUnsupported() != null) {
                     unsupported.put(name, js.bytesUnsupported());
                 }
+                if (js instanceof GraalSystem g) {
+                    graalImplementation = g.implementation();
+                }
+                systems.add(name);
+            } catch (Throwable e) { // e.g. GraalJS 23.1 on JDK 25: NoSuchMethodError in Truffle
+                Throwable root = e;
+                while (root.getCause() != null) {
+                    root = root.getCause();
+                }
+                broken.put(
+                        name,
+                        "does not start on this JDK ("
+                                + root.getClass().getSimpleName()
+                                + ": "
+                                + root.getMessage()
+                                + ")");
+                notes.add(LABEL.get(name) + " " + broken.get(name) + ".");
             }
         }
         Path samples = work.resolve("setup-samples.csv");
@@ -168,19 +247,19 @@ public final class BenchMain {
         record(
                 jmh(
                         "SetupBench.trivialRun",
-                        JsSystem.NAMES,
+                        systems,
                         "-Dsandjar.bench.samples=" + samples.toAbsolutePath()),
                 "trivial");
         readSetupSamples(samples);
         step("JMH: trivial-run throughput");
-        record(jmh("ThroughputBench.trivialRuns", JsSystem.NAMES), "throughput");
+        record(jmh("ThroughputBench.trivialRuns", systems), "throughput");
         step("JMH: guest compute");
-        for (RunResult r : jmh("GuestBench.compute", JsSystem.NAMES)) {
+        for (RunResult r : jmh("GuestBench.compute", systems)) {
             put(r.getParams().getParam("workload"), r.getParams().getParam("system"), p50(r));
         }
         step("JMH: transport");
-        record(jmh("TransportBench.rows", JsSystem.NAMES), "rows");
-        List<String> bytesSystems = new ArrayList<>(JsSystem.NAMES);
+        record(jmh("TransportBench.rows", systems), "rows");
+        List<String> bytesSystems = new ArrayList<>(systems);
         bytesSystems.removeAll(unsupported.keySet());
         record(jmh("TransportBench.bytes", bytesSystems), "bytes");
         step("Node: the same wasm on V8");
@@ -347,13 +426,13 @@ public final class BenchMain {
 
     private void coldStarts() throws IOException, InterruptedException {
         Map<String, List<Double>> firstResult = new LinkedHashMap<>();
-        List<String> systems = new ArrayList<>(JsSystem.NAMES);
+        List<String> all = new ArrayList<>(systems);
         boolean node = nodeModules != null && Files.isDirectory(nodeModules);
         if (node) {
-            systems.add("v8");
+            all.add("v8");
         }
         for (int i = 0; i < mode.coldRuns(); i++) {
-            for (String s : systems) { // round robin, so drift hits every system alike
+            for (String s : all) { // round robin, so drift hits every system alike
                 List<String> cmd =
                         s.equals("v8")
                                 ? List.of(
@@ -382,7 +461,7 @@ public final class BenchMain {
         int small = 1;
         int large = 9;
         int busyThreads = 4;
-        for (String s : JsSystem.NAMES) {
+        for (String s : systems) {
             long[] a =
                     twoLongs(
                             runProcess(
@@ -453,19 +532,15 @@ public final class BenchMain {
         r.line("- Date (UTC): " + started);
         r.line(
                 "- Cores: "
-                        + Runtime.getRuntime().availableProcessors()
+                        + cores
                         + " ("
-                        + cpuModel()
+                        + cpu
                         + "), shared with other work: expect noise. Load average (1, 5, 15 min)"
                         + " at the start: "
                         + loadBefore
                         + "; at the end: "
-                        + loadAverage());
-        r.line(
-                "- JDK: "
-                        + System.getProperty("java.vm.name")
-                        + " "
-                        + System.getProperty("java.runtime.version"));
+                        + loadAfter);
+        r.line("- JDK: " + jdk);
         r.line("- JVM flags of every fork and probe: `" + String.join(" ", FORK_FLAGS) + "`");
         r.line(
                 String.format(
@@ -527,7 +602,7 @@ public final class BenchMain {
         r.line("");
         r.line(
                 "Throughput, "
-                        + Runtime.getRuntime().availableProcessors()
+                        + cores
                         + " caller threads (Sandjar's pool: one instance per core); V8 not"
                         + " measured (one Node thread):");
         r.line("");
@@ -595,6 +670,9 @@ public final class BenchMain {
         private String cell(String table, String system) {
             Double v = tables.getOrDefault(table, Map.of()).get(system);
             if (v == null || v.isNaN()) {
+                if (broken.containsKey(system)) {
+                    return "n/a: " + broken.get(system);
+                }
                 if (table.equals("bytes") && unsupported.containsKey(system)) {
                     return "n/a: " + unsupported.get(system);
                 }
@@ -631,6 +709,7 @@ public final class BenchMain {
                                         c ->
                                                 !tables.getOrDefault(c.table(), Map.of())
                                                         .containsKey(s))
+                        && !broken.containsKey(s)
                         && !(columns.get(0).table().equals("bytes")
                                 && unsupported.containsKey(s))) {
                     continue;
@@ -651,7 +730,9 @@ public final class BenchMain {
             line("| system | " + unit + " | vs Sandjar |");
             line("|---|---:|---:|");
             for (String s : ALL) {
-                if (tables.getOrDefault(table, Map.of()).containsKey(s)) {
+                if (broken.containsKey(s)) {
+                    line("| " + LABEL.get(s) + " | n/a: " + broken.get(s) + " | |");
+                } else if (tables.getOrDefault(table, Map.of()).containsKey(s)) {
                     line(
                             "| "
                                     + LABEL.get(s)
@@ -690,7 +771,10 @@ public final class BenchMain {
 
         private String mib(String table, String s) {
             Double v = tables.getOrDefault(table, Map.of()).get(s);
-            return v == null ? "n/a" : String.format(Locale.ROOT, "%.1f", v / (1 << 20));
+            if (v == null) {
+                return broken.containsKey(s) ? "n/a: does not start on this JDK" : "n/a";
+            }
+            return String.format(Locale.ROOT, "%.1f", v / (1 << 20));
         }
 
         private Double get(String table, String system) {
@@ -709,9 +793,7 @@ public final class BenchMain {
             target("setup CPU per run <= 1.5 ms", get("setupCpu", "sandjar"), 1.5, true, " ms");
             target("trivial run end to end <= 1.0 ms", get("trivial", "sandjar"), 1.0, true, " ms");
             target(
-                    ">= 1,500 trivial runs/s on "
-                            + Runtime.getRuntime().availableProcessors()
-                            + " cores",
+                    ">= 1,500 trivial runs/s on " + cores + " cores",
                     get("throughput", "sandjar"),
                     1500,
                     false,
