@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs the benchmark comparison and writes bench/results/latest.md.
+#
+#   bench/run.sh quick   # one fork, short iterations: about 15-20 minutes on 2 cores
+#   bench/run.sh full    # three forks, longer iterations: about 2 hours
+#   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness, numbers meaningless
+#
+# BENCH_JAVA picks the java that runs the harness, every JMH fork and every probe (default: the
+# one on PATH, or JAVA_HOME's); the build uses Maven's JDK as usual. BENCH_OUT overrides the
+# report's path, e.g. for a second JDK's run:
+#   BENCH_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java BENCH_OUT=bench/results/latest-jdk25.md bench/run.sh quick
+# The raw numbers land in bench/target/bench-results/results.json; to remake a report from them:
+#   java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.sandjar.bench.BenchMain render RESULTS.json OUT.md
+set -euo pipefail
+mode="${1:-quick}"
+size=full
+case "$mode" in
+  quick|full) ;;
+  smoke) size=tiny ;;
+  *) echo "usage: bench/run.sh quick|full|smoke" >&2; exit 2 ;;
+esac
+cd "$(dirname "$0")/.."
+default_out=bench/results/latest.md
+[[ "$mode" == smoke ]] && default_out=bench/target/bench-results/smoke.md
+out="${BENCH_OUT:-$default_out}"
+java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
+
+# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2.
+mvn -B -q -ntp -pl bench -am package -DskipTests
+
+# The same quickjs-ng wasm on V8, through quickjs-emscripten: installed here, never committed.
+node_dir=bench/target/node
+node_modules=""
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  mkdir -p "$node_dir"
+  [[ -f "$node_dir/package.json" ]] || echo '{"private": true}' >"$node_dir/package.json"
+  if (cd "$node_dir" && npm install --silent --no-audit --no-fund \
+      quickjs-emscripten-core@0.32.0 @jitl/quickjs-ng-wasmfile-release-sync@0.32.0); then
+    node_modules="$node_dir/node_modules"
+  else
+    echo "warning: npm install failed; the V8 column will be empty" >&2
+  fi
+else
+  echo "warning: node/npm not found; the V8 column will be empty" >&2
+fi
+
+cp="bench/target/classes:$(cat bench/target/classpath.txt)"
+exec "$java" -XX:-DontCompileHugeMethods -XX:MaxNodeLimit=600000 -XX:NodeLimitFudgeFactor=20000 \
+  -Xss4m -Dsandjar.bench.node=bench/node -Dsandjar.bench.size="$size" -cp "$cp" \
+  dev.sandjar.bench.BenchMain "$mode" "$out" bench/target/bench-results $node_modules

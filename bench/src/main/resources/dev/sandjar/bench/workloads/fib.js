@@ -1,0 +1,5 @@
+// fib(N)
+function fib(n) {
+  return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+return fib(N);
