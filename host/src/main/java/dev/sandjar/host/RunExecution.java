@@ -150,10 +150,6 @@ final class RunExecution implements RunSession {
                 stats(System.nanoTime() - receivedNanos));
     }
 
-    boolean isCancelRequested() {
-        return budget.cancelRequested();
-    }
-
     // ---------------------------------------------------------------------------------------
     // The run, on the engine thread. Completes the result, then returns the lease.
 

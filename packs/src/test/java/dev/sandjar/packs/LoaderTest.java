@@ -412,17 +412,21 @@ class LoaderTest {
                                 tight,
                                 "import { spin } from '@acme/spin';\n"
                                         + "const codes = [];\n"
-                                        + "for (let i = 0; i < 4; i++) { try { await spin(); }"
+                                        + "for (let i = 0; i < 8; i++) { try { await spin(); }"
                                         + " catch (e) { codes.push(e.code); } }\n"
                                         + "return codes;");
-        // The first two use their 200 ms each; what the third gets depends on how long the first
-        // two really took on a loaded machine (a timeout, or an exhausted budget); the fourth
-        // finds the 500 ms spent.
-        assertEquals(List.of("WASM_TIMEOUT", "WASM_TIMEOUT"), codes.subList(0, 2));
+        // Each call is cut at 200 ms; how many fit into the run's 500 ms depends on how long each
+        // really took on a loaded machine, so the test asserts the order, not a count: timeouts
+        // first, then the exhausted budget refuses every later call.
+        assertEquals("WASM_TIMEOUT", codes.get(0), codes.toString());
+        int first = codes.indexOf("WASM_TIME_BUDGET");
+        assertTrue(first > 0, "the run's time budget never ran out: " + codes);
         assertTrue(
-                List.of("WASM_TIMEOUT", "WASM_TIME_BUDGET").contains(codes.get(2)),
+                codes.subList(0, first).stream().allMatch("WASM_TIMEOUT"::equals),
                 codes.toString());
-        assertEquals("WASM_TIME_BUDGET", codes.get(3));
+        assertTrue(
+                codes.subList(first, codes.size()).stream().allMatch("WASM_TIME_BUDGET"::equals),
+                codes.toString());
     }
 
     @Test
