@@ -40,7 +40,9 @@ public final class EngineSnapshot {
     }
 
     /**
-     * Bytes of linear memory the snapshot holds (restoring copies this much and zeroes the rest).
+     * Bytes of linear memory the snapshot holds, up to its last non-zero byte. Restoring the
+     * snapshot an engine was last snapshotted or restored to rewrites only the 4 KiB blocks written
+     * since; restoring any other copies this much and zeroes the rest.
      */
     public int memoryBytes() {
         return memory.length;

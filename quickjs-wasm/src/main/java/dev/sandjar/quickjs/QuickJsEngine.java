@@ -1,6 +1,5 @@
 package dev.sandjar.quickjs;
 
-import com.dylibso.chicory.runtime.ByteArrayMemory;
 import com.dylibso.chicory.runtime.HostFunction;
 import com.dylibso.chicory.runtime.ImportMemory;
 import com.dylibso.chicory.runtime.ImportValues;
@@ -10,7 +9,6 @@ import com.dylibso.chicory.runtime.WasmFunctionHandle;
 import com.dylibso.chicory.wasm.WasmModule;
 import com.dylibso.chicory.wasm.types.FunctionImport;
 import com.dylibso.chicory.wasm.types.FunctionType;
-import com.dylibso.chicory.wasm.types.MemoryLimits;
 import dev.sandjar.quickjs.internal.EngineGlue;
 import dev.sandjar.quickjs.internal.EngineGlue.Import;
 import dev.sandjar.quickjs.internal.QuickJsEngineModule;
@@ -59,6 +57,11 @@ public final class QuickJsEngine implements AutoCloseable {
 
     // Owned by the engine thread.
     private Ffi ffi;
+    private TrackedMemory memory;
+
+    /** The snapshot memory matches except for the blocks written since; null when unknown. */
+    private EngineSnapshot memoryBase;
+
     private int shadowStackTop;
     private int growthLimitPages;
     private volatile int pagesNow;
@@ -298,12 +301,8 @@ public final class QuickJsEngine implements AutoCloseable {
         String mod = glue.importModule();
         ImportValues.Builder imports = ImportValues.builder();
         int declaredMin = EngineOptions.MIN_MEMORY_PAGES;
-        imports.addMemory(
-                new ImportMemory(
-                        mod,
-                        glue.importName(Import.MEMORY),
-                        new ByteArrayMemory(
-                                new MemoryLimits(declaredMin, options.maxMemoryPages()))));
+        memory = new TrackedMemory(declaredMin, options.maxMemoryPages());
+        imports.addMemory(new ImportMemory(mod, glue.importName(Import.MEMORY), memory));
         Map<String, FunctionType> types = new HashMap<>();
         for (int i = 0; i < module.importSection().importCount(); i++) {
             if (module.importSection().getImport(i) instanceof FunctionImport fi) {
@@ -382,7 +381,6 @@ public final class QuickJsEngine implements AutoCloseable {
      */
     public EngineSnapshot snapshot() {
         checkClosable("snapshot of the engine");
-        Memory memory = ffi.memory;
         int size = memory.pages() * 65536;
         byte[] all = memory.readBytes(0, size);
         int top = size;
@@ -399,15 +397,19 @@ public final class QuickJsEngine implements AutoCloseable {
         runtimes.values().forEach(rt -> rts.put(rt, rt.save()));
         Map<JsContext, Map<JsValue, Integer>> handles = new java.util.IdentityHashMap<>();
         contexts.values().forEach(c -> handles.put(c, c.saveHandles()));
-        return new EngineSnapshot(
-                this,
-                used,
-                globals,
-                Map.copyOf(runtimes),
-                Map.copyOf(contexts),
-                rts,
-                handles,
-                hostRefs.save());
+        EngineSnapshot snapshot =
+                new EngineSnapshot(
+                        this,
+                        used,
+                        globals,
+                        Map.copyOf(runtimes),
+                        Map.copyOf(contexts),
+                        rts,
+                        handles,
+                        hostRefs.save());
+        memory.clean();
+        memoryBase = snapshot;
+        return snapshot;
     }
 
     /**
@@ -421,11 +423,17 @@ public final class QuickJsEngine implements AutoCloseable {
         if (snapshot.engine != this) {
             throw new IllegalArgumentException("the snapshot belongs to another engine");
         }
-        Memory memory = ffi.memory;
-        memory.write(0, snapshot.memory, 0, snapshot.memory.length);
-        int size = memory.pages() * 65536;
-        if (size > snapshot.memory.length) {
-            memory.fill((byte) 0, snapshot.memory.length, size);
+        if (memoryBase == snapshot) {
+            // Only the blocks written since the snapshot was taken or last restored differ.
+            memory.restoreDirty(snapshot.memory);
+        } else {
+            memory.write(0, snapshot.memory, 0, snapshot.memory.length);
+            int size = memory.pages() * 65536;
+            if (size > snapshot.memory.length) {
+                memory.fill((byte) 0, snapshot.memory.length, size);
+            }
+            memory.clean();
+            memoryBase = snapshot;
         }
         Instance instance = ffi.instance();
         for (int i = 0; i < snapshot.globals.length; i++) {
@@ -454,6 +462,12 @@ public final class QuickJsEngine implements AutoCloseable {
         for (StringBuilder line : lineBuffers) {
             line.setLength(0);
         }
+    }
+
+    /** The whole linear memory as it is now, for tests that compare it with a snapshot. */
+    byte[] memoryCopy() {
+        checkThread();
+        return memory.readBytes(0, memory.pages() * 65536);
     }
 
     /**

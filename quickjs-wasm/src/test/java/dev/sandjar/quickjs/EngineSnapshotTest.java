@@ -1,5 +1,6 @@
 package dev.sandjar.quickjs;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,6 +64,11 @@ class EngineSnapshotTest {
                             JsContext otherCtx = other.newContext();
                             int openBefore = ctx.openHandles();
                             e.restore(snap);
+                            byte[] now = e.memoryCopy();
+                            assertArrayEquals(
+                                    java.util.Arrays.copyOf(snap.memory, now.length),
+                                    now,
+                                    "the restored memory is the snapshot's, byte for byte");
                             assertFalse(
                                     made.isAlive(),
                                     "a handle made after the snapshot stayed alive");

@@ -1,0 +1,146 @@
+package dev.sandjar.quickjs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.dylibso.chicory.runtime.WasmRuntimeException;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tracked memory behaves as a plain byte array (checked against one, operation by operation),
+ * and restoring its dirty blocks always returns it to the image it was cleaned at.
+ */
+class TrackedMemoryTest {
+    private static final int PAGE = 65536;
+
+    @Test
+    void everyStoreMatchesAPlainArrayAndRestoreReturnsToTheImage() {
+        Random random = new Random(42);
+        TrackedMemory memory = new TrackedMemory(3, 8);
+        byte[] model = new byte[3 * PAGE];
+        // A base image with data scattered over the first two pages, zero above.
+        for (int i = 0; i < 2000; i++) {
+            int at = random.nextInt(2 * PAGE);
+            byte v = (byte) random.nextInt(256);
+            memory.writeByte(at, v);
+            model[at] = v;
+        }
+        int top = model.length;
+        while (top > 0 && model[top - 1] == 0) {
+            top--;
+        }
+        byte[] image = Arrays.copyOf(model, top);
+        memory.clean();
+        assertEquals(0, memory.dirtyBlocks());
+
+        for (int round = 0; round < 50; round++) {
+            byte[] now = model.clone();
+            if (round % 10 == 9) {
+                assertEquals(model.length / PAGE, memory.grow(1));
+                now = Arrays.copyOf(now, now.length + PAGE);
+                model = Arrays.copyOf(model, model.length + PAGE);
+            }
+            for (int op = 0; op < 200; op++) {
+                apply(memory, now, random);
+            }
+            assertArrayEquals(now, memory.readBytes(0, now.length), "round " + round);
+            int rewritten = memory.restoreDirty(image);
+            assertTrue(rewritten > 0 && rewritten <= now.length / TrackedMemory.BLOCK_SIZE);
+            byte[] expected = Arrays.copyOf(image, now.length);
+            assertArrayEquals(expected, memory.readBytes(0, now.length), "restored " + round);
+            assertEquals(0, memory.dirtyBlocks());
+        }
+    }
+
+    /** One random store of every kind, at addresses that often straddle blocks and pages. */
+    private static void apply(TrackedMemory m, byte[] model, Random random) {
+        int size = model.length;
+        int at = random.nextBoolean() ? random.nextInt(size - 16) : nearBoundary(random, size);
+        switch (random.nextInt(9)) {
+            case 0 -> {
+                byte v = (byte) random.nextInt();
+                m.writeByte(at, v);
+                model[at] = v;
+            }
+            case 1 -> {
+                short v = (short) random.nextInt();
+                m.writeShort(at, v);
+                put(model, at, v, 2);
+            }
+            case 2 -> {
+                int v = random.nextInt();
+                m.writeI32(at, v);
+                put(model, at, v, 4);
+            }
+            case 3 -> {
+                long v = random.nextLong();
+                m.writeLong(at, v);
+                put(model, at, v, 8);
+            }
+            case 4 -> {
+                float v = random.nextFloat();
+                m.writeF32(at, v);
+                put(model, at, Float.floatToRawIntBits(v), 4);
+            }
+            case 5 -> {
+                double v = random.nextDouble();
+                m.writeF64(at, v);
+                put(model, at, Double.doubleToRawLongBits(v), 8);
+            }
+            case 6 -> {
+                int n = Math.min(random.nextInt(3 * TrackedMemory.BLOCK_SIZE), size - at);
+                byte v = (byte) random.nextInt();
+                m.fill(v, at, at + n);
+                Arrays.fill(model, at, at + n, v);
+            }
+            case 7 -> {
+                int n = Math.min(random.nextInt(PAGE + 100), size - at);
+                byte[] data = new byte[n + 5];
+                random.nextBytes(data);
+                m.write(at, data, 5, n);
+                System.arraycopy(data, 5, model, at, n);
+            }
+            default -> {
+                // Overlapping copies in both directions, across pages.
+                int n = random.nextInt(PAGE + 300);
+                int src = random.nextInt(size - n);
+                int dest = Math.max(0, Math.min(size - n, src + random.nextInt(2001) - 1000));
+                m.copy(dest, src, n);
+                System.arraycopy(model, src, model, dest, n);
+            }
+        }
+    }
+
+    private static int nearBoundary(Random random, int size) {
+        int block =
+                TrackedMemory.BLOCK_SIZE
+                        * (1 + random.nextInt(size / TrackedMemory.BLOCK_SIZE - 1));
+        return Math.min(size - 16, block - 1 - random.nextInt(7));
+    }
+
+    private static void put(byte[] model, int at, long v, int bytes) {
+        for (int i = 0; i < bytes; i++) {
+            model[at + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    @Test
+    void outOfBoundsAccessIsATrapNotAJavaException() {
+        TrackedMemory memory = new TrackedMemory(1, 2);
+        assertThrows(WasmRuntimeException.class, () -> memory.writeI32(PAGE - 2, 1));
+        assertThrows(WasmRuntimeException.class, () -> memory.writeByte(PAGE, (byte) 1));
+        assertThrows(WasmRuntimeException.class, () -> memory.readLong(-8));
+        assertThrows(WasmRuntimeException.class, () -> memory.readInt(PAGE - 1));
+        assertThrows(WasmRuntimeException.class, () -> memory.fill((byte) 1, PAGE - 1, PAGE + 1));
+        assertThrows(WasmRuntimeException.class, () -> memory.copy(0, PAGE - 4, 8));
+        assertThrows(WasmRuntimeException.class, () -> memory.write(PAGE - 1, new byte[2], 0, 2));
+        assertEquals(1, memory.grow(1));
+        memory.writeI32(PAGE - 2, 0x01020304);
+        assertEquals(0x01020304, memory.readInt(PAGE - 2));
+        assertEquals(-1, memory.grow(1), "growth past the maximum is refused");
+    }
+}
