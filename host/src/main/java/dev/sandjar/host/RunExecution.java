@@ -278,8 +278,11 @@ final class RunExecution implements RunSession {
     private RunResult evaluate(EntryModule.Built entry) {
         String source = entry.source();
         JsValue evaluated;
-        linking = true;
-        try (JsResult r = ctx.evalModule(source, request.filename())) {
+        linking = !entry.script();
+        try (JsResult r =
+                entry.script()
+                        ? ctx.evalScript(source, request.filename())
+                        : ctx.evalModule(source, request.filename())) {
             linking = false;
             if (!r.isOk()) {
                 RunError error = classify(r.error(), true);
@@ -296,10 +299,21 @@ final class RunExecution implements RunSession {
         } finally {
             linking = false;
         }
+        if (entry.script()) {
+            // The script's value is the user's async function: call it, as the module would, with
+            // this undefined; what it returns is the promise of the result.
+            try (JsValue fn = evaluated;
+                    JsResult called = ctx.call(fn, ctx.undefined())) {
+                if (!called.isOk()) {
+                    return failure(classify(called.error(), true));
+                }
+                evaluated = called.value().dup();
+            }
+        }
         Object value;
         boolean truncated = false;
-        try (JsValue namespace = settle(evaluated);
-                JsValue v = namespace.get("default")) {
+        try (JsValue settled = settle(evaluated);
+                JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
             Encoded out = encode(v, "result", request.truncateOutput());
             value = out.value;
             truncated = out.truncated;

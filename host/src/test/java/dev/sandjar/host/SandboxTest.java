@@ -68,6 +68,27 @@ class SandboxTest {
     }
 
     @Test
+    void codeWithoutImportsSeesWhatModuleCodeSees() {
+        // Such code is evaluated as a script for speed; it must not notice: strict mode, this
+        // undefined, no arguments of its own, the same results as with an import present.
+        String probe =
+                "let sloppy = true; try { undeclared = 1; } catch (e) { sloppy = false; }\n"
+                        + "return [typeof this, sloppy, (function () { return this; })() ===\n"
+                        + " undefined, typeof globalThis.undeclared];";
+        List<Object> expected = List.of("undefined", false, true, "undefined");
+        assertEquals(expected, value(probe));
+        assertEquals(
+                expected,
+                value(probe + "\n// the word import sends this through the module path"),
+                "the module path agrees");
+        RunError e = error("const a = 1;\nfunction f() { throw new Error('deep'); }\nf();");
+        assertEquals(2, e.line());
+        assertTrue(e.stack().contains("main.js:3:"), e.stack());
+        assertEquals(
+                2, e.stack().strip().split("\n").length, "only the user's frames: " + e.stack());
+    }
+
+    @Test
     void codeWithATopLevelExportRunsAsTheModuleItIs() {
         assertEquals(
                 Map.of("greeting", "Hello, Sandjar!"),
