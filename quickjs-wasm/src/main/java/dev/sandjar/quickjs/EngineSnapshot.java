@@ -12,7 +12,7 @@ import java.util.Map;
  */
 public final class EngineSnapshot {
     final QuickJsEngine engine;
-    final byte[] memory;
+    final MemoryImage memory;
     final long[] globals;
     final Map<Integer, JsRuntime> runtimes;
     final Map<Integer, JsContext> contexts;
@@ -22,7 +22,7 @@ public final class EngineSnapshot {
 
     EngineSnapshot(
             QuickJsEngine engine,
-            byte[] memory,
+            MemoryImage memory,
             long[] globals,
             Map<Integer, JsRuntime> runtimes,
             Map<Integer, JsContext> contexts,
@@ -40,12 +40,17 @@ public final class EngineSnapshot {
     }
 
     /**
-     * Bytes of linear memory the snapshot holds, up to its last non-zero byte. Restoring the
-     * snapshot an engine was last snapshotted or restored to rewrites only the 4 KiB blocks written
-     * since; restoring any other copies this much and zeroes the rest.
+     * Bytes of linear memory the snapshot covers: from address 0 to its last non-zero byte (rounded
+     * up to 4 KiB). Restoring the snapshot an engine was last snapshotted or restored to rewrites
+     * only the 4 KiB blocks written since; restoring any other rewrites every page in use.
      */
     public int memoryBytes() {
-        return memory.length;
+        return memory.extentBytes();
+    }
+
+    /** Bytes the snapshot keeps: only the non-zero 4 KiB blocks of its memory. */
+    public int heldBytes() {
+        return memory.heldBytes();
     }
 
     List<JsRuntime> runtimeList() {

@@ -377,17 +377,12 @@ public final class QuickJsEngine implements AutoCloseable {
 
     /**
      * Captures the engine's whole state (see {@link EngineSnapshot}). Engine thread only, not from
-     * inside a host function. Costs a copy of linear memory up to its last non-zero byte.
+     * inside a host function. Costs a scan of the written pages and a copy of their non-zero 4 KiB
+     * blocks.
      */
     public EngineSnapshot snapshot() {
         checkClosable("snapshot of the engine");
-        int size = memory.pages() * 65536;
-        byte[] all = memory.readBytes(0, size);
-        int top = size;
-        while (top > 0 && all[top - 1] == 0) {
-            top--;
-        }
-        byte[] used = java.util.Arrays.copyOf(all, top);
+        MemoryImage image = memory.image();
         Instance instance = ffi.instance();
         long[] globals = new long[instance.globalCount()];
         for (int i = 0; i < globals.length; i++) {
@@ -400,7 +395,7 @@ public final class QuickJsEngine implements AutoCloseable {
         EngineSnapshot snapshot =
                 new EngineSnapshot(
                         this,
-                        used,
+                        image,
                         globals,
                         Map.copyOf(runtimes),
                         Map.copyOf(contexts),
@@ -427,12 +422,7 @@ public final class QuickJsEngine implements AutoCloseable {
             // Only the blocks written since the snapshot was taken or last restored differ.
             memory.restoreDirty(snapshot.memory);
         } else {
-            memory.write(0, snapshot.memory, 0, snapshot.memory.length);
-            int size = memory.pages() * 65536;
-            if (size > snapshot.memory.length) {
-                memory.fill((byte) 0, snapshot.memory.length, size);
-            }
-            memory.clean();
+            memory.restoreAll(snapshot.memory);
             memoryBase = snapshot;
         }
         Instance instance = ffi.instance();
@@ -468,6 +458,12 @@ public final class QuickJsEngine implements AutoCloseable {
     byte[] memoryCopy() {
         checkThread();
         return memory.readBytes(0, memory.pages() * 65536);
+    }
+
+    /** Pages of linear memory that hold an array of their own (the rest read as zero). */
+    int allocatedPages() {
+        checkThread();
+        return memory.allocatedPages();
     }
 
     /**

@@ -16,10 +16,19 @@ import java.util.Arrays;
 
 /**
  * The engine's linear memory: 64 KiB pages of {@code byte[]}, like Chicory's own {@code
- * ByteArrayMemory}, plus a record of which 4 KiB blocks were written since the last {@link
- * #clean()}. That record is what makes a snapshot restore cheap: {@link #restoreDirty(byte[])}
- * rewrites only the blocks a run touched (a trivial run dirties a few dozen of the 4,096 in 16
- * MiB), instead of copying the whole image and zeroing everything above it.
+ * ByteArrayMemory}, with two differences.
+ *
+ * <ul>
+ *   <li>Pages exist only once written. Until then a page reads as one shared all-zero array, so an
+ *       idle engine holds the few hundred KiB QuickJS actually uses, not its 16 MiB minimum. Loads
+ *       read {@code pages}, where an unwritten page is {@link #ZERO_PAGE}; stores write through
+ *       {@code writable}, where it is null: the first store to a page fails its implicit null check
+ *       and allocates the page, and no store pays anything more.
+ *   <li>It records which 4 KiB blocks were written since the last {@link #clean()}. That makes a
+ *       snapshot restore cheap: {@link #restoreDirty(MemoryImage)} rewrites only the blocks a run
+ *       touched (a trivial run dirties a few dozen of the 4,096 in 16 MiB) and drops written pages
+ *       the image holds nothing in, instead of copying the whole image and zeroing the rest.
+ * </ul>
  *
  * <p>Every path that changes memory marks its blocks: the typed stores the compiled guest code
  * makes, bulk {@code write}, {@code fill} and {@code copy}, data segments, and the atomics (which
@@ -34,7 +43,7 @@ final class TrackedMemory implements Memory {
     static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
     private static final int PAGE_SHIFT = 16;
     private static final int PAGE_MASK = PAGE_SIZE - 1;
-    private static final int BLOCKS_PER_PAGE = PAGE_SIZE / BLOCK_SIZE;
+    static final int BLOCKS_PER_PAGE = PAGE_SIZE / BLOCK_SIZE;
 
     private static final VarHandle SHORTS =
             MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -49,9 +58,17 @@ final class TrackedMemory implements Memory {
     private static final VarHandle DIRTY_WORDS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
+    /** What every page not yet written reads as; never written itself. */
+    private static final byte[] ZERO_PAGE = new byte[PAGE_SIZE];
+
     private final int initialPages;
     private final int maximumPages;
+
+    /** For loads: every page below nPages, unwritten ones as ZERO_PAGE. */
     private final byte[][] pages;
+
+    /** For stores: the same arrays, but null where pages[] holds ZERO_PAGE. */
+    private final byte[][] writable;
 
     /** One byte per 4 KiB block of the maximum memory: non-zero when written since clean(). */
     private final byte[] dirty;
@@ -69,11 +86,10 @@ final class TrackedMemory implements Memory {
         this.initialPages = initialPages;
         this.maximumPages = maximumPages;
         this.pages = new byte[maximumPages][];
+        this.writable = new byte[maximumPages][];
         // Rounded up to whole longs so the scan can read eight marks at a time.
         this.dirty = new byte[(maximumPages * BLOCKS_PER_PAGE + 7) & ~7];
-        for (int i = 0; i < initialPages; i++) {
-            pages[i] = new byte[PAGE_SIZE];
-        }
+        Arrays.fill(pages, 0, initialPages, ZERO_PAGE);
         this.nPages = initialPages;
     }
 
@@ -86,36 +102,118 @@ final class TrackedMemory implements Memory {
     }
 
     /**
-     * Puts back {@code image} (the memory as it was at the last {@link #clean()}, up to its last
-     * non-zero byte; everything above it was zero) in every block written since, zeroes the written
-     * blocks above the image, and cleans. Returns the number of blocks rewritten.
+     * Puts back {@code image} (the memory as it was at the last {@link #clean()}) in every block
+     * written since, and cleans. A written page the image holds nothing in is dropped rather than
+     * zeroed. Returns the number of pages it touched.
      */
-    int restoreDirty(byte[] image) {
+    int restoreDirty(MemoryImage image) {
         int limit = markedLength();
-        int rewritten = 0;
-        for (int word = 0; word < limit; word += 8) {
-            if ((long) DIRTY_WORDS.get(dirty, word) == 0L) {
+        int touched = 0;
+        for (int first = 0; first < limit; first += BLOCKS_PER_PAGE) {
+            if ((long) DIRTY_WORDS.get(dirty, first) == 0L
+                    && (long) DIRTY_WORDS.get(dirty, first + 8) == 0L) {
                 continue;
             }
-            for (int b = word; b < word + 8; b++) {
-                if (dirty[b] == 0) {
-                    continue;
-                }
-                dirty[b] = 0;
-                rewritten++;
-                byte[] page = pages[b / BLOCKS_PER_PAGE];
-                int start = b << BLOCK_SHIFT;
-                int off = start & PAGE_MASK;
-                int fromImage = Math.max(0, Math.min(BLOCK_SIZE, image.length - start));
-                if (fromImage > 0) {
-                    System.arraycopy(image, start, page, off, fromImage);
-                }
-                if (fromImage < BLOCK_SIZE) {
-                    Arrays.fill(page, off + fromImage, off + BLOCK_SIZE, (byte) 0);
+            touched++;
+            int page = first / BLOCKS_PER_PAGE;
+            if (image.pageIsEmpty(page)) {
+                release(page);
+                Arrays.fill(dirty, first, first + BLOCKS_PER_PAGE, (byte) 0);
+                continue;
+            }
+            for (int b = first; b < first + BLOCKS_PER_PAGE; b++) {
+                if (dirty[b] != 0) {
+                    dirty[b] = 0;
+                    putBlock(b, image.block(b));
                 }
             }
         }
-        return rewritten;
+        return touched;
+    }
+
+    /**
+     * Makes the memory exactly {@code image} (up to its size; it never shrinks), whatever it held,
+     * and cleans.
+     */
+    void restoreAll(MemoryImage image) {
+        for (int page = 0; page < nPages; page++) {
+            if (image.pageIsEmpty(page)) {
+                release(page);
+                continue;
+            }
+            for (int b = page * BLOCKS_PER_PAGE; b < (page + 1) * BLOCKS_PER_PAGE; b++) {
+                putBlock(b, image.block(b));
+            }
+        }
+        clean();
+    }
+
+    /** The memory as it is now, holding only its non-zero blocks. */
+    MemoryImage image() {
+        byte[][] blocks = new byte[nPages * BLOCKS_PER_PAGE][];
+        for (int page = 0; page < nPages; page++) {
+            byte[] data = writable[page];
+            if (data == null) {
+                continue;
+            }
+            for (int off = 0; off < PAGE_SIZE; off += BLOCK_SIZE) {
+                if (Arrays.mismatch(data, off, off + BLOCK_SIZE, ZERO_PAGE, 0, BLOCK_SIZE) >= 0) {
+                    blocks[(page * PAGE_SIZE + off) >>> BLOCK_SHIFT] =
+                            Arrays.copyOfRange(data, off, off + BLOCK_SIZE);
+                }
+            }
+        }
+        return new MemoryImage(blocks);
+    }
+
+    /** Pages that hold an array of their own (written at least once since last dropped). */
+    int allocatedPages() {
+        int n = 0;
+        for (int page = 0; page < nPages; page++) {
+            n += writable[page] != null ? 1 : 0;
+        }
+        return n;
+    }
+
+    private void putBlock(int block, byte[] data) {
+        int page = block / BLOCKS_PER_PAGE;
+        int off = (block << BLOCK_SHIFT) & PAGE_MASK;
+        if (data != null) {
+            System.arraycopy(data, 0, writablePage(page), off, BLOCK_SIZE);
+        } else if (writable[page] != null) {
+            Arrays.fill(writable[page], off, off + BLOCK_SIZE, (byte) 0);
+        }
+    }
+
+    private void release(int page) {
+        pages[page] = ZERO_PAGE;
+        writable[page] = null;
+    }
+
+    /** The page's own array, made on its first store. */
+    private byte[] writablePage(int page) {
+        byte[] data = writable[page];
+        if (data == null) {
+            data = new byte[PAGE_SIZE];
+            writable[page] = data;
+            pages[page] = data;
+        }
+        return data;
+    }
+
+    /**
+     * A store's array access failed. If only because its page was never written, make the page and
+     * let the caller retry; anything else is an out-of-bounds trap.
+     */
+    private void storeMiss(RuntimeException e, int addr, int size) {
+        if (e instanceof NullPointerException
+                && addr >= 0
+                && (long) addr + size <= sizeInBytes()
+                && writable[addr >>> PAGE_SHIFT] == null) {
+            writablePage(addr >>> PAGE_SHIFT);
+            return;
+        }
+        throw outOfBounds(e, addr, size);
     }
 
     /** Blocks marked now (for tests and statistics). */
@@ -152,9 +250,7 @@ final class TrackedMemory implements Memory {
         if (delta < 0 || after > maximumPages) {
             return -1;
         }
-        for (int i = before; i < after; i++) {
-            pages[i] = new byte[PAGE_SIZE];
-        }
+        Arrays.fill(pages, before, (int) after, ZERO_PAGE);
         nPages = (int) after;
         return before;
     }
@@ -289,7 +385,7 @@ final class TrackedMemory implements Memory {
         while (size > 0) {
             int off = addr & PAGE_MASK;
             int chunk = Math.min(size, PAGE_SIZE - off);
-            System.arraycopy(data, offset, pages[addr >>> PAGE_SHIFT], off, chunk);
+            System.arraycopy(data, offset, writablePage(addr >>> PAGE_SHIFT), off, chunk);
             addr += chunk;
             offset += chunk;
             size -= chunk;
@@ -328,7 +424,7 @@ final class TrackedMemory implements Memory {
         while (size > 0) {
             int off = addr & PAGE_MASK;
             int chunk = Math.min(size, PAGE_SIZE - off);
-            Arrays.fill(pages[addr >>> PAGE_SHIFT], off, off + chunk, value);
+            Arrays.fill(writablePage(addr >>> PAGE_SHIFT), off, off + chunk, value);
             addr += chunk;
             size -= chunk;
         }
@@ -350,7 +446,11 @@ final class TrackedMemory implements Memory {
                 int soff = src & PAGE_MASK;
                 int chunk = Math.min(size, PAGE_SIZE - Math.max(doff, soff));
                 System.arraycopy(
-                        pages[src >>> PAGE_SHIFT], soff, pages[dest >>> PAGE_SHIFT], doff, chunk);
+                        pages[src >>> PAGE_SHIFT],
+                        soff,
+                        writablePage(dest >>> PAGE_SHIFT),
+                        doff,
+                        chunk);
                 dest += chunk;
                 src += chunk;
                 size -= chunk;
@@ -366,7 +466,7 @@ final class TrackedMemory implements Memory {
                 System.arraycopy(
                         pages[(sEnd - 1) >>> PAGE_SHIFT],
                         sTail - chunk,
-                        pages[(dEnd - 1) >>> PAGE_SHIFT],
+                        writablePage((dEnd - 1) >>> PAGE_SHIFT),
                         dTail - chunk,
                         chunk);
                 dEnd -= chunk;
@@ -382,10 +482,11 @@ final class TrackedMemory implements Memory {
     @Override
     public void writeByte(int addr, byte data) {
         try {
-            pages[addr >>> PAGE_SHIFT][addr & PAGE_MASK] = data;
+            writable[addr >>> PAGE_SHIFT][addr & PAGE_MASK] = data;
             dirty[addr >>> BLOCK_SHIFT] = 1;
         } catch (RuntimeException e) {
-            throw outOfBounds(e, addr, 1);
+            storeMiss(e, addr, 1);
+            writeByte(addr, data);
         }
     }
 
@@ -394,11 +495,12 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 2 <= PAGE_SIZE) {
             try {
-                SHORTS.set(pages[addr >>> PAGE_SHIFT], off, data);
+                SHORTS.set(writable[addr >>> PAGE_SHIFT], off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 1) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 2);
+                storeMiss(e, addr, 2);
+                writeShort(addr, data);
             }
         } else {
             checkBounds(addr, 2, sizeInBytes());
@@ -412,11 +514,12 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 4 <= PAGE_SIZE) {
             try {
-                INTS.set(pages[addr >>> PAGE_SHIFT], off, data);
+                INTS.set(writable[addr >>> PAGE_SHIFT], off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
+                storeMiss(e, addr, 4);
+                writeI32(addr, data);
             }
         } else {
             checkBounds(addr, 4, sizeInBytes());
@@ -431,11 +534,12 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 8 <= PAGE_SIZE) {
             try {
-                LONGS.set(pages[addr >>> PAGE_SHIFT], off, data);
+                LONGS.set(writable[addr >>> PAGE_SHIFT], off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
+                storeMiss(e, addr, 8);
+                writeLong(addr, data);
             }
         } else {
             checkBounds(addr, 8, sizeInBytes());
@@ -450,11 +554,12 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 4 <= PAGE_SIZE) {
             try {
-                FLOATS.set(pages[addr >>> PAGE_SHIFT], off, data);
+                FLOATS.set(writable[addr >>> PAGE_SHIFT], off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
+                storeMiss(e, addr, 4);
+                writeF32(addr, data);
             }
         } else {
             writeI32(addr, Float.floatToRawIntBits(data));
@@ -466,11 +571,12 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 8 <= PAGE_SIZE) {
             try {
-                DOUBLES.set(pages[addr >>> PAGE_SHIFT], off, data);
+                DOUBLES.set(writable[addr >>> PAGE_SHIFT], off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
+                storeMiss(e, addr, 8);
+                writeF64(addr, data);
             }
         } else {
             writeLong(addr, Double.doubleToRawLongBits(data));

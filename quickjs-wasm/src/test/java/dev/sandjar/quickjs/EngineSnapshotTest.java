@@ -40,6 +40,12 @@ class EngineSnapshotTest {
                         }
                         EngineSnapshot snap = e.snapshot();
                         assertTrue(snap.memoryBytes() > 5_000_000, "memory " + snap.memoryBytes());
+                        assertTrue(
+                                snap.heldBytes() < 1_000_000,
+                                "only non-zero blocks are kept: " + snap.heldBytes());
+                        assertTrue(
+                                e.allocatedPages() < 32,
+                                "pages never written hold no array: " + e.allocatedPages());
                         for (int round = 0; round < 3; round++) {
                             JsValue made;
                             try (JsResult r = ctx.call(counter, ctx.undefined())) {
@@ -66,9 +72,13 @@ class EngineSnapshotTest {
                             e.restore(snap);
                             byte[] now = e.memoryCopy();
                             assertArrayEquals(
-                                    java.util.Arrays.copyOf(snap.memory, now.length),
+                                    snap.memory.toArray(now.length),
                                     now,
                                     "the restored memory is the snapshot's, byte for byte");
+                            assertTrue(
+                                    e.allocatedPages() < 32,
+                                    "the 40 MiB the round wrote were dropped: "
+                                            + e.allocatedPages());
                             assertFalse(
                                     made.isAlive(),
                                     "a handle made after the snapshot stayed alive");

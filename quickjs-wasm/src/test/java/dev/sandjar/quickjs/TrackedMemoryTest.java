@@ -29,11 +29,8 @@ class TrackedMemoryTest {
             memory.writeByte(at, v);
             model[at] = v;
         }
-        int top = model.length;
-        while (top > 0 && model[top - 1] == 0) {
-            top--;
-        }
-        byte[] image = Arrays.copyOf(model, top);
+        MemoryImage image = memory.image();
+        assertArrayEquals(model, image.toArray(model.length));
         memory.clean();
         assertEquals(0, memory.dirtyBlocks());
 
@@ -48,12 +45,35 @@ class TrackedMemoryTest {
                 apply(memory, now, random);
             }
             assertArrayEquals(now, memory.readBytes(0, now.length), "round " + round);
-            int rewritten = memory.restoreDirty(image);
-            assertTrue(rewritten > 0 && rewritten <= now.length / TrackedMemory.BLOCK_SIZE);
-            byte[] expected = Arrays.copyOf(image, now.length);
+            int touched = memory.restoreDirty(image);
+            assertTrue(touched > 0 && touched <= now.length / PAGE, "pages touched " + touched);
+            byte[] expected = image.toArray(now.length);
             assertArrayEquals(expected, memory.readBytes(0, now.length), "restored " + round);
             assertEquals(0, memory.dirtyBlocks());
+            assertTrue(memory.allocatedPages() <= 2, "pages the image has nothing in are dropped");
         }
+        // A full restore from any state lands on the image too.
+        memory.fill((byte) 7, 0, memory.pages() * PAGE);
+        memory.restoreAll(image);
+        assertArrayEquals(
+                image.toArray(memory.pages() * PAGE), memory.readBytes(0, memory.pages() * PAGE));
+    }
+
+    @Test
+    void unwrittenPagesReadAsZeroAndAreMadeOnTheFirstStore() {
+        TrackedMemory memory = new TrackedMemory(4, 8);
+        assertEquals(0, memory.allocatedPages());
+        assertEquals(0L, memory.readLong(3 * PAGE + 100));
+        memory.writeI32(2 * PAGE + 8, 5);
+        memory.writeShort(2 * PAGE + 16, (short) 6);
+        assertEquals(1, memory.allocatedPages());
+        assertEquals(5, memory.readInt(2 * PAGE + 8));
+        assertEquals(0, memory.readInt(PAGE + 8), "other pages are untouched");
+        assertEquals(4, memory.grow(2));
+        assertEquals(0, memory.read(5 * PAGE + 1));
+        memory.copy(5 * PAGE, 2 * PAGE, 32);
+        assertEquals(5, memory.readInt(5 * PAGE + 8));
+        assertEquals(2, memory.allocatedPages());
     }
 
     /** One random store of every kind, at addresses that often straddle blocks and pages. */
