@@ -2,6 +2,7 @@ package dev.sandjar.host;
 
 import dev.sandjar.quickjs.EngineOptions;
 import dev.sandjar.quickjs.EnginePool;
+import dev.sandjar.quickjs.QuickJsEngine;
 import dev.sandjar.transport.Transport;
 import dev.sandjar.transport.TransportException;
 import java.time.ZoneId;
@@ -99,8 +100,20 @@ public final class Sandbox implements AutoCloseable {
      * with no JavaScript form) throws {@link IllegalArgumentException}. Interrupting the calling
      * thread cancels the run; the method then returns its cancelled result with the interrupt flag
      * set again.
+     *
+     * <p>Not from inside a run (a bridge handler, a log listener): that thread is an engine's, and
+     * waiting there for another run can deadlock the pool (with one instance, always). It throws
+     * {@link IllegalStateException}; a handler starts the run with {@link #submit} and returns its
+     * result as a {@link java.util.concurrent.CompletionStage} instead.
      */
     public RunResult run(RunRequest request) {
+        if (QuickJsEngine.onEngineThread()) {
+            throw new IllegalStateException(
+                    "Sandbox.run was called from inside a run (a bridge handler or log listener),"
+                            + " where waiting for another run can deadlock the pool; use"
+                            + " submit(request).result() and return it as the operation's"
+                            + " CompletionStage");
+        }
         SandboxRun run = submit(request);
         try {
             return run.result().get();

@@ -430,4 +430,50 @@ class BridgeAndEventLoopTest {
                 IllegalArgumentException.class,
                 () -> RunRequest.builder("x").global("not-an-identifier", 1));
     }
+
+    @Test
+    void aHandlerCannotWaitForANestedRunButCanReturnOne() {
+        Bridge nested =
+                Bridge.builder("nested")
+                        .guest(
+                                "(host) => ({ nestedRun: (c) => host.call(\"run\", c),"
+                                        + " nestedSubmit: (c) => host.call(\"submit\", c) })")
+                        .operation(
+                                Operation.builder("run")
+                                        .param(Param.string("code"))
+                                        .handler(
+                                                c ->
+                                                        sandbox.run(
+                                                                        RunRequest.builder(
+                                                                                        c.string(0))
+                                                                                .build())
+                                                                .value())
+                                        .build())
+                        .operation(
+                                Operation.builder("submit")
+                                        .param(Param.string("code"))
+                                        .handler(
+                                                c ->
+                                                        sandbox.submit(
+                                                                        RunRequest.builder(
+                                                                                        c.string(0))
+                                                                                .build())
+                                                                .result()
+                                                                .thenApply(RunResult::value))
+                                        .build())
+                        .build();
+        RunResult refused =
+                sandbox.run(
+                        RunRequest.builder("return await nestedRun('return 1')")
+                                .bridge(nested)
+                                .build());
+        // The handler's IllegalStateException is a host failure: the guest sees HostError only.
+        assertEquals(RunError.Kind.EXCEPTION, refused.error().kind(), refused.error().toString());
+        RunResult returned =
+                sandbox.run(
+                        RunRequest.builder("return await nestedSubmit('return 20 + 1')")
+                                .bridge(nested)
+                                .build());
+        assertEquals(21L, returned.valueOrThrow());
+    }
 }

@@ -40,6 +40,7 @@ import java.util.logging.Logger;
 public final class QuickJsEngine implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(QuickJsEngine.class.getName());
     private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ThreadLocal<QuickJsEngine> CURRENT = new ThreadLocal<>();
 
     /**
      * QuickJS's C stack is emscripten's shadow stack inside linear memory: global 0 starts at
@@ -108,7 +109,16 @@ public final class QuickJsEngine implements AutoCloseable {
         return create(EngineOptions.defaults());
     }
 
+    /**
+     * Whether the calling thread is an engine's thread, that is: the code calling is guest work or
+     * a host function it called. Blocking there on another engine's work can deadlock a pool.
+     */
+    public static boolean onEngineThread() {
+        return CURRENT.get() != null;
+    }
+
     private void loop() {
+        CURRENT.set(this);
         while (!closed) {
             Runnable r;
             try {
