@@ -57,6 +57,7 @@ final class RunExecution implements RunSession {
     private final String runId;
     private final long receivedNanos;
     private final Transport.Encoded globals;
+    private final byte[] binaryGlobals;
     private final CompletableFuture<RunResult> result;
     private final RunBudget budget;
     private final LogCollector logs;
@@ -75,6 +76,7 @@ final class RunExecution implements RunSession {
     private JsValue decodeFn;
     private JsValue prefixFn;
     private JsValue makeHostFn;
+    private JsValue protoCheckFn;
     private Template template;
     private final Loader loader = new Loader();
 
@@ -106,6 +108,7 @@ final class RunExecution implements RunSession {
             Limits limits,
             String runId,
             Transport.Encoded globals,
+            byte[] binaryGlobals,
             CompletableFuture<RunResult> result) {
         this.sandbox = sandbox;
         this.request = request;
@@ -113,6 +116,7 @@ final class RunExecution implements RunSession {
         this.runId = runId;
         this.receivedNanos = System.nanoTime();
         this.globals = globals;
+        this.binaryGlobals = binaryGlobals;
         this.result = result;
         this.budget = new RunBudget(limits, request.clock(), receivedNanos);
         this.logs = new LogCollector(limits.logLines(), limits.logChars(), request.logListener());
@@ -232,6 +236,7 @@ final class RunExecution implements RunSession {
         decodeFn = template.decode;
         prefixFn = template.prefix;
         makeHostFn = template.makeHost;
+        protoCheckFn = template.protoCheck;
         long t1 = System.nanoTime();
         phases[1] = t1 - start; // restoring the prepared template (building it first if new)
 
@@ -242,7 +247,19 @@ final class RunExecution implements RunSession {
         phases[2] = t2 - t1;
         phases[3] = 0;
 
-        if (globals != null) {
+        if (binaryGlobals != null) {
+            try (JsValue values = readBinary(binaryGlobals);
+                    JsResult defined =
+                            ctx.call(template.defineGlobalValues, ctx.undefined(), values)) {
+                if (!defined.isOk()) {
+                    JsError err = defined.error();
+                    if (err.name().equals("SandjarReservedGlobal")) {
+                        throw new IllegalArgumentException(err.message());
+                    }
+                    throw setupFailure(err);
+                }
+            }
+        } else if (globals != null) {
             try (JsValue json = ctx.newString(globals.json());
                     JsValue side = sidecar(globals.sidecar());
                     JsResult defined =
@@ -590,10 +607,25 @@ final class RunExecution implements RunSession {
                 && Double.doubleToRawLongBits(d) != Double.doubleToRawLongBits(-0.0)) {
             return ctx.newNumber(d);
         }
+        byte[] binary = Transport.encodeBinary(v);
+        if (binary != null) {
+            return readBinary(binary);
+        }
         Transport.Encoded enc = Transport.encode(v, where);
         try (JsValue json = ctx.newString(enc.json());
                 JsValue side = sidecar(enc.sidecar())) {
             return checkedCall(decodeFn, json, side);
+        }
+    }
+
+    /** The guest value of the engine's binary format, read natively ({@code JS_ReadObject}). */
+    private JsValue readBinary(byte[] binary) {
+        try (JsValue buffer = ctx.newArrayBuffer(binary);
+                JsResult r = ctx.readObject(buffer)) {
+            if (!r.isOk()) {
+                throw new GuestFailure(classify(r.error(), false));
+            }
+            return r.value().dup();
         }
     }
 
@@ -644,6 +676,10 @@ final class RunExecution implements RunSession {
      * budget), checks its size against the output limit before copying it out, and decodes it.
      */
     private Encoded encode(JsValue v, String root, boolean truncate) {
+        Object fast = encodeBinary(v);
+        if (fast != NOT_PLAIN) {
+            return new Encoded(fast, false);
+        }
         JsValue pair;
         try (JsValue rootName = ctx.newString(root);
                 JsResult r = ctx.call(encodeFn, ctx.undefined(), v, rootName)) {
@@ -696,6 +732,52 @@ final class RunExecution implements RunSession {
             }
             return new Encoded(Transport.decode(json.asString(), readSidecar(side)), false);
         }
+    }
+
+    private static final Object NOT_PLAIN = new Object();
+
+    /**
+     * The binary path (docs/transport.md): the engine's native writer, read in Java, used only when
+     * the result is provably what the codec's walk would return and fits the output limit;
+     * otherwise {@link #NOT_PLAIN}, and the codec runs (it also names the path in every error).
+     */
+    private Object encodeBinary(JsValue v) {
+        long max = limits.outputBytes();
+        Transport.Binary read;
+        try (JsResult written = ctx.writeObject(v)) {
+            if (!written.isOk()) {
+                JsError err = written.error();
+                if (err.isInterrupted() || err.isOutOfMemory()) {
+                    throw new GuestFailure(classify(err, false));
+                }
+                return NOT_PLAIN; // a function, accessor, proxy, Map, ...: the codec decides
+            }
+            JsValue buffer = written.value();
+            // Checked before copying: the binary form is at most ~3x the codec's size.
+            if (ctx.arrayBufferLength(buffer) > Transport.binaryBound(max)) {
+                return NOT_PLAIN;
+            }
+            read = Transport.decodeBinary(ctx.toByteArray(buffer));
+        }
+        if (read == null || read.jsonSizeBound() > max) {
+            return NOT_PLAIN; // not plain data, or near the limit: the codec measures exactly
+        }
+        if (read.plan().length > 0) {
+            try (JsValue plan = ctx.newArrayBuffer(read.plan());
+                    JsResult ok = ctx.call(protoCheckFn, ctx.undefined(), v, plan)) {
+                if (!ok.isOk()) {
+                    JsError err = ok.error();
+                    if (err.isInterrupted() || err.isOutOfMemory()) {
+                        throw new GuestFailure(classify(err, false));
+                    }
+                    return NOT_PLAIN;
+                }
+                if (!ctx.toBoolean(ok.value())) {
+                    return NOT_PLAIN;
+                }
+            }
+        }
+        return read.value();
     }
 
     /** The object-valued globals the request injected, read back after a successful run. */

@@ -149,9 +149,13 @@ public final class Sandbox implements AutoCloseable {
                             + effective.codeChars());
         }
         Transport.Encoded globals = null;
+        byte[] binaryGlobals = null;
         if (!request.globals().isEmpty()) {
             try {
-                globals = Transport.encode(request.globals(), "globals");
+                binaryGlobals = Transport.encodeBinary(request.globals());
+                if (binaryGlobals == null) {
+                    globals = Transport.encode(request.globals(), "globals");
+                }
             } catch (TransportException e) {
                 throw new IllegalArgumentException(
                         "a global cannot enter the sandbox: " + e.getMessage(), e);
@@ -159,7 +163,8 @@ public final class Sandbox implements AutoCloseable {
         }
         String runId = "run-" + RUN_IDS.incrementAndGet();
         CompletableFuture<RunResult> result = new CompletableFuture<>();
-        RunExecution execution = new RunExecution(this, request, effective, runId, globals, result);
+        RunExecution execution =
+                new RunExecution(this, request, effective, runId, globals, binaryGlobals, result);
         CompletableFuture<EnginePool.Lease> lease = pool.acquireAsync();
         lease.whenComplete(
                 (l, err) -> {

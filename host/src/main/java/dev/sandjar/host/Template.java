@@ -44,6 +44,8 @@ final class Template {
     final JsValue prefix;
     final JsValue makeHost;
     final JsValue defineGlobals;
+    final JsValue defineGlobalValues;
+    final JsValue protoCheck;
     final Route route;
     EngineSnapshot snapshot;
 
@@ -63,6 +65,8 @@ final class Template {
         this.prefix = fns[2];
         this.makeHost = fns[3];
         this.defineGlobals = fns[4];
+        this.defineGlobalValues = fns[5];
+        this.protoCheck = fns[6];
     }
 
     /** Names and guest sources, in order: two runs share a template when these are equal. */
@@ -149,7 +153,8 @@ final class Template {
                 ctx.setProperty(names, String.valueOf(i), name);
             }
         }
-        JsValue[] fns = new JsValue[5];
+        learnAtoms(ctx, codec);
+        JsValue[] fns = new JsValue[7];
         try (JsValue dispatch =
                         ctx.newFunction("dispatch", (c, s, a) -> route.current.dispatch(c, s, a));
                 JsResult installed =
@@ -167,11 +172,31 @@ final class Template {
             fns[2] = api.get("prefix");
             fns[3] = api.get("makeHost");
             fns[4] = api.get("defineGlobals");
+            fns[5] = api.get("defineGlobalValues");
+            fns[6] = codec.get("protoCheck");
         }
         for (JsValue v : new JsValue[] {codec, install, factories, names}) {
             v.close();
         }
         return new Template(List.copyOf(key), route, rt, ctx, fns);
+    }
+
+    /**
+     * Teaches the transport this engine's predefined atom numbers (binary path, docs/transport.md);
+     * without them values whose keys are built-in names take the JSON codec.
+     */
+    private static void learnAtoms(JsContext ctx, JsValue codec) {
+        try (JsValue probeFn = codec.get("atomProbe");
+                JsResult probe = ctx.call(probeFn, ctx.undefined())) {
+            if (!probe.isOk()) {
+                return;
+            }
+            try (JsResult written = ctx.writeObject(probe.value())) {
+                if (written.isOk()) {
+                    Transport.learnAtoms(ctx.toByteArray(written.value()));
+                }
+            }
+        }
     }
 
     private static JsValue trusted(RunExecution run, JsResult r) {

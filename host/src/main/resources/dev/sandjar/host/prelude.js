@@ -75,7 +75,10 @@
     }
     harden();
     function defineGlobals(globalsJson, globalsSidecar) {
-      const values = decode(globalsJson, globalsSidecar);
+      defineGlobalValues(decode(globalsJson, globalsSidecar));
+    }
+    // The same for globals the host moved in binary form (already an object here).
+    function defineGlobalValues(values) {
       for (const key of keys(values)) {
         if (key in G) {
           const who = call(hasOwn, owners, key) ? `the granted bridge ${owners[key]}` : "a built-in";
@@ -84,6 +87,6 @@
         define(key, values[key]);
       }
     }
-    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost, defineGlobals });
+    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost, defineGlobals, defineGlobalValues });
   };
 })()

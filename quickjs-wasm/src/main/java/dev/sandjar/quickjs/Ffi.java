@@ -63,6 +63,8 @@ final class Ffi {
     final ExportFunction enableInterruptHandler;
     final ExportFunction enableModuleLoader;
     final ExportFunction disableModuleLoader;
+    final ExportFunction writeObject;
+    final ExportFunction readObject;
 
     Ffi(Instance instance, EngineGlue glue) {
         this.instance = instance;
@@ -115,6 +117,8 @@ final class Ffi {
         enableInterruptHandler = fn(glue, "QTS_RuntimeEnableInterruptHandler");
         enableModuleLoader = fn(glue, "QTS_RuntimeEnableModuleLoader");
         disableModuleLoader = fn(glue, "QTS_RuntimeDisableModuleLoader");
+        writeObject = fn(glue, "QTS_bjson_encode");
+        readObject = fn(glue, "QTS_bjson_decode");
     }
 
     Instance instance() {

@@ -441,6 +441,21 @@ public final class JsContext implements AutoCloseable {
         return wrap(v); // the ArrayBuffer owns buf from here on
     }
 
+    /**
+     * {@code JS_WriteObject(value, JS_WRITE_OBJ_REFERENCE)}: the value in QuickJS's binary object
+     * format, as a new {@code ArrayBuffer}. Native code: it fails on accessor properties of
+     * objects, proxies, functions and other classes it does not know, but reads array elements with
+     * an ordinary get (an element getter runs). The format is QuickJS-version specific.
+     */
+    public JsResult writeObject(JsValue value) {
+        return result(ffi.call(ffi.writeObject, ptr(), own(value)));
+    }
+
+    /** {@code JS_ReadObject} of an {@code ArrayBuffer} that {@link #writeObject} would write. */
+    public JsResult readObject(JsValue arrayBuffer) {
+        return result(ffi.call(ffi.readObject, ptr(), own(arrayBuffer)));
+    }
+
     /** A new {@code Error} (or subclass by name) with the given message. */
     public JsValue newError(String name, String message) {
         JsValue err = wrap(ffi.call(ffi.newError, ptr()));
@@ -578,6 +593,11 @@ public final class JsContext implements AutoCloseable {
                 ffi.callVoid(ffi.freeCString, ctx, jc);
             }
         }
+    }
+
+    /** An {@code ArrayBuffer}'s length in bytes, without copying it. */
+    public int arrayBufferLength(JsValue arrayBuffer) {
+        return ffi.call(ffi.getArrayBufferLength, ptr(), own(arrayBuffer));
     }
 
     /** A copy of an {@code ArrayBuffer}'s bytes, read straight from guest memory. */

@@ -70,6 +70,61 @@ public final class Transport {
     }
 
     // ---------------------------------------------------------------------------------------
+    // The binary fast path (docs/transport.md "Binary path").
+
+    /**
+     * A guest value read from the engine's binary format: the value, an upper bound of its size
+     * under the JSON codec (the output limit's measure), and the prototype-check plan
+     * (little-endian int32s) the guest codec's {@code protoCheck} must accept before the value may
+     * be used.
+     */
+    public record Binary(Object value, long jsonSizeBound, byte[] plan) {}
+
+    /**
+     * The value in the engine's binary object format ({@code JS_ReadObject} input) when it is plain
+     * data (null, booleans, numbers, strings, lists, String-keyed maps, {@link Undefined}); null
+     * when it needs {@link #encode} (which also reports every error, naming the path).
+     */
+    public static byte[] encodeBinary(Object value) {
+        return BinaryFormat.write(value);
+    }
+
+    /**
+     * Reads the engine's {@code JS_WriteObject} output when it is plain data whose meaning under
+     * the JSON codec is provably the same; null otherwise (the caller then takes the JSON codec).
+     */
+    public static Binary decodeBinary(byte[] bytes) {
+        BinaryFormat.Read r = BinaryFormat.read(bytes);
+        if (r == null) {
+            return null;
+        }
+        int[] plan = r.plan();
+        java.nio.ByteBuffer b =
+                java.nio.ByteBuffer.allocate(plan.length * 4)
+                        .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int p : plan) {
+            b.putInt(p);
+        }
+        return new Binary(r.value(), r.jsonSizeBound(), b.array());
+    }
+
+    /**
+     * The largest binary encoding worth copying out for an output limit of {@code maxJsonSize}: a
+     * value's binary form is never more than three times its JSON-codec size plus a header.
+     */
+    public static long binaryBound(long maxJsonSize) {
+        return maxJsonSize > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : 3 * maxJsonSize + 16;
+    }
+
+    /**
+     * Learns the engine's predefined atom numbers from its encoding of the guest codec's {@code
+     * atomProbe()} result; until then, values with such keys take the JSON codec.
+     */
+    public static void learnAtoms(byte[] probe) {
+        BinaryFormat.learnAtoms(probe);
+    }
+
+    // ---------------------------------------------------------------------------------------
     // Decoding.
 
     public static Object decode(String json, List<?> sidecar) {

@@ -17,6 +17,9 @@
   const dateValue = Date.prototype.getTime;
   const mapEntries = Map.prototype.entries;
   const setValues = Set.prototype.values;
+  const arrayMap = ArrayProto.map;
+  const setHas = Set.prototype.has;
+  const { getOwnPropertyNames } = Object;
   const call = Function.prototype.call.bind(Function.prototype.call);
   const ctors = {
     Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
@@ -202,7 +205,76 @@
     return revive(parse(json));
   }
 
+  // The binary path (docs/transport.md): the engine's native writer ignores prototypes, so after
+  // the host has read a value as plain data, this confirms that every plain object in it has
+  // Object.prototype or null as its prototype (class instances and objects made with
+  // Object.create(X) take the walk above, as before). The plan (little-endian int32s, host-made)
+  // lists the containers that hold plain objects, depth first:
+  //   0 n (i child)*n  a plain object; i indexes Object.keys(v)
+  //   1 n (i child)*n  an array; i is the element index
+  //   2 n              an array of n plain objects that hold no containers
+  function protoCheck(value, planBuffer) {
+    const plan = new Int32Array(planBuffer);
+    let pc = 0;
+    const plainProto = (p) => p === ObjectProto || p === null;
+    function node(v) {
+      const kind = plan[pc++];
+      const n = plan[pc++];
+      if (v === null || typeof v !== "object") return false;
+      if (kind === 2) {
+        if (!isArray(v) || v.length !== n) return false;
+        // Native steps only: a loop over thousands of rows costs more than the whole write.
+        const protos = new Set(call(arrayMap, v, getPrototypeOf));
+        return protos.size === (call(setHas, protos, ObjectProto) ? 1 : 0) + (call(setHas, protos, null) ? 1 : 0);
+      }
+      if (kind === 1 ? !isArray(v) : isArray(v) || !plainProto(getPrototypeOf(v))) return false;
+      const ks = kind === 0 && n > 0 ? keys(v) : null;
+      for (let i = 0; i < n; i++) {
+        const at = plan[pc++];
+        if (!node(kind === 0 ? v[ks[at]] : v[at])) return false;
+      }
+      return true;
+    }
+    return plan.length === 0 || (node(value) && pc === plan.length);
+  }
+
+  // Names the engine may have built in as atoms (it writes those by number): [names, object with
+  // those keys in that order]. The host learns the numbers from the engine's encoding of it.
+  function atomProbe() {
+    const names = [];
+    const seen = new Set();
+    const add = (k) => {
+      if (typeof k === "string" && !seen.has(k) && !/^(0|[1-9][0-9]*)$/.test(k)) {
+        seen.add(k);
+        names.push(k);
+      }
+    };
+    const G = globalThis;
+    for (const k of getOwnPropertyNames(G)) {
+      add(k);
+      const v = G[k];
+      if (v !== null && (typeof v === "object" || typeof v === "function")) {
+        getOwnPropertyNames(v).forEach(add);
+        const p = v.prototype;
+        if (p !== null && typeof p === "object") getOwnPropertyNames(p).forEach(add);
+      }
+    }
+    ("null false true if else return var this delete void typeof new in instanceof do while for " +
+     "break continue switch case default throw try catch finally function debugger with class " +
+     "const enum export extends import super implements interface let package private protected " +
+     "public static yield await length fileName lineNumber columnNumber message cause errors " +
+     "stack name toString valueOf eval prototype constructor configurable writable enumerable " +
+     "value get set of __proto__ undefined number boolean string object symbol integer unknown " +
+     "arguments callee caller lastIndex target index input raw source flags global unicode " +
+     "done next values add has size then resolve reject promise proxy revoke async exec groups " +
+     "indices status reason as from meta default type data key id code error result items").split(" ").forEach(add);
+    add("");
+    const o = {};
+    for (const k of names) defineProperty(o, k, { value: 0, enumerable: true, writable: true, configurable: true });
+    return [names, o];
+  }
+
   // A plain arrays of undefined would fail the JSON step; objects with undefined values as well:
   // both are handled by the markers above.
-  return Object.freeze({ encode, decode });
+  return Object.freeze({ encode, decode, protoCheck, atomProbe });
 })()
