@@ -70,6 +70,7 @@ final class RunExecution implements RunSession {
 
     // Engine thread only.
     private QuickJsEngine engine;
+    private int refusedGrowthsAtStart;
     private JsRuntime runtime;
     private JsContext ctx;
     private JsValue encodeFn;
@@ -243,6 +244,7 @@ final class RunExecution implements RunSession {
         runtime.setMemoryLimit(limits.heapBytes());
         runtime.setMaxStackSize(limits.stackBytes());
         engine.setGrowthLimitPages(sandbox.growthPagesFor(limits.heapBytes()));
+        refusedGrowthsAtStart = engine.refusedGrowths();
         long t2 = System.nanoTime();
         phases[2] = t2 - t1;
         phases[3] = 0;
@@ -817,9 +819,29 @@ final class RunExecution implements RunSession {
     private static final Pattern POSITION = Pattern.compile(":(\\d+):(\\d+)");
 
     /** Maps a guest error to a run error; {@code compiling} marks errors of the entry's compile. */
+    /**
+     * A heap so full that QuickJS could not even allocate its out-of-memory error throws a bare
+     * null; it is the heap's doing when the engine refused to grow during this run.
+     */
+    private boolean exhaustedHeap(JsError e) {
+        return e.name().equals("object")
+                && e.message().equals("null")
+                && engine != null
+                && engine.refusedGrowths() > refusedGrowthsAtStart;
+    }
+
     private RunError classify(JsError e, boolean compiling) {
         if (e.isInterrupted() && budget.reason() != null) {
             return budget.error();
+        }
+        if (exhaustedHeap(e)) {
+            return RunError.of(
+                    RunError.Kind.MEMORY,
+                    "InternalError",
+                    "out of memory: the heap was too full for the engine to make its error object"
+                            + " (the guest heap limit, heapBytes, is "
+                            + limits.heapBytes()
+                            + ")");
         }
         if (e.isOutOfMemory()) {
             return withPosition(

@@ -404,6 +404,17 @@ class SandboxTest {
         long n = (Long) v.get(0);
         assertTrue(n >= 16 && n <= 25, "allocated " + n + " MiB under a 24 MiB limit");
         assertEquals("InternalError: out of memory", v.get(1));
+
+        // Millions of tiny objects fill the heap so completely that QuickJS cannot even make its
+        // error object and throws null: still a MEMORY error, while a guest's own throw null is
+        // not.
+        RunResult tiny =
+                run(
+                        "let a = [];\nfor (let i = 0; i < 5e6; i++) a = [a];\nreturn 1;",
+                        Limits.builder().heapBytes(16L << 20).build());
+        assertEquals(RunError.Kind.MEMORY, tiny.error().kind(), tiny.error().toString());
+        assertTrue(tiny.error().message().contains("heapBytes"), tiny.error().message());
+        assertEquals(RunError.Kind.EXCEPTION, error("throw null").kind());
     }
 
     @Test

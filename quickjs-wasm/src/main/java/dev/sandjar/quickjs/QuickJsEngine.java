@@ -65,6 +65,7 @@ public final class QuickJsEngine implements AutoCloseable {
 
     private int shadowStackTop;
     private int growthLimitPages;
+    private int refusedGrowths;
     private volatile int pagesNow;
     final Map<Integer, JsRuntime> runtimes = new HashMap<>();
     final Map<Integer, JsContext> contexts = new HashMap<>();
@@ -485,6 +486,16 @@ public final class QuickJsEngine implements AutoCloseable {
         return type.cast(attachments.computeIfAbsent(type, t -> create.get()));
     }
 
+    /**
+     * How many times the engine refused to grow its memory (at the growth cap or the maximum) since
+     * it was made. A run compares it before and after to tell a guest that exhausted its heap from
+     * one that merely threw. Engine thread only.
+     */
+    public int refusedGrowths() {
+        checkThread();
+        return refusedGrowths;
+    }
+
     /** The growth cap in force, in pages. */
     public int growthLimitPages() {
         checkThread();
@@ -670,6 +681,7 @@ public final class QuickJsEngine implements AutoCloseable {
         }
         long max = (long) Math.min(memory.maximumPages(), growthLimitPages) * 65536;
         if (requestedBytes > max) {
+            refusedGrowths++;
             return 0;
         }
         // Grow by at least 20% (as emscripten does) but never past the maximum.
@@ -680,6 +692,7 @@ public final class QuickJsEngine implements AutoCloseable {
             pagesNow = memory.pages();
             return before < 0 ? 0 : 1;
         } catch (OutOfMemoryError e) {
+            refusedGrowths++;
             return 0; // the JVM heap could not hold more guest memory: a guest out-of-memory
         }
     }
