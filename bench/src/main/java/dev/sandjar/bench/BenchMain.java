@@ -607,15 +607,16 @@ public final class BenchMain {
                 String.format(
                         Locale.ROOT,
                         "- JMH 1.37, %d fork(s) per system. A fork is one JVM per system that runs"
-                                + " every workload round robin for %d s (a shared warm-up), then"
-                                + " all of that system's benchmarks in process (JMH forks=0), each"
-                                + " with %d warm-up x %s and %d measured x %s; a benchmark later"
-                                + " in the JVM also profits from the earlier ones' runs."
-                                + " Latencies are the median of JMH's samples (SampleTime)%s",
+                            + " every workload round robin for %d s (a shared warm-up), then all of"
+                            + " that system's benchmarks in process (JMH forks=0), each with %s and"
+                            + " %d measured x %s (throughput last); a benchmark later in the JVM"
+                            + " also profits from the earlier ones' runs. Latencies are the median"
+                            + " of JMH's samples (SampleTime)%s",
                         mode.forks(),
                         mode.sharedWarmup().toSeconds(),
-                        mode.warmups(),
-                        mode.warmupTime(),
+                        mode.warmups() == 0
+                                ? "no warm-up of its own"
+                                : mode.warmups() + " warm-up x " + mode.warmupTime(),
                         mode.iterations(),
                         mode.iterationTime(),
                         mode.forks() > 1

@@ -27,7 +27,7 @@ record BenchMode(
                     "quick",
                     1,
                     Duration.ofSeconds(20),
-                    1,
+                    0,
                     TimeValue.seconds(1),
                     3,
                     TimeValue.seconds(1),

@@ -3,7 +3,6 @@ package dev.sandjar.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * One fork of the comparison, run in a new JVM by the harness: every benchmark of one system in
  * this JVM. It first runs every workload round robin for the mode's shared warm-up, then JMH runs
- * the benchmarks in process ({@code forks(0)}), each with the mode's short warm-up: a JIT warmed
- * once serves them all, where a JVM per benchmark would pay Sandjar's long warm-up every time.
- * Benchmarks later in the JVM also profit from the earlier ones' runs.
+ * the benchmarks in process ({@code forks(0)}), each with the mode's own warm-up (none in quick
+ * mode): a JIT warmed once serves them all, where a JVM per benchmark would pay Sandjar's long
+ * warm-up every time. Benchmarks later in the JVM also profit from the earlier ones' runs.
  *
  * <p>usage: {@code SystemFork MODE SYSTEM FORK WORK_DIR}; writes {@code
  * WORK_DIR/fork-SYSTEM-FORK.json}, the JMH number of each table (ms, or runs/s for throughput). The
@@ -39,21 +38,24 @@ public final class SystemFork {
             warmupRuns = warmUp(js, mode.sharedWarmup().toNanos(), bytes);
         }
         double warmupSeconds = (System.nanoTime() - t0) / 1e9;
-        ChainedOptionsBuilder o =
-                new OptionsBuilder()
-                        .include("^dev\\.sandjar\\.bench\\.")
-                        .param("system", system)
-                        .forks(0)
-                        .warmupIterations(mode.warmups())
-                        .warmupTime(mode.warmupTime())
-                        .measurementIterations(mode.iterations())
-                        .measurementTime(mode.iterationTime())
-                        .shouldFailOnError(false)
-                        .output(work.resolve("jmh-" + system + "-" + fork + ".log").toString());
+        // JMH would run the throughput benchmark first; it goes last, after the most warm-up,
+        // since it is the one most sensitive to C2 still compiling (two threads, short runs).
+        String throughput = "^dev\\.sandjar\\.bench\\.ThroughputBench\\.";
+        ChainedOptionsBuilder first =
+                options(mode, system, work.resolve("jmh-" + system + "-" + fork + ".log"));
+        first.exclude(throughput);
         if (!bytes) {
-            o.exclude("^dev\\.sandjar\\.bench\\.TransportBench\\.bytes$");
+            first.exclude("^dev\\.sandjar\\.bench\\.TransportBench\\.bytes$");
         }
-        Collection<RunResult> results = new Runner(o.build()).run();
+        first.include("^dev\\.sandjar\\.bench\\.");
+        List<RunResult> results = new ArrayList<>(new Runner(first.build()).run());
+        ChainedOptionsBuilder last =
+                options(
+                        mode,
+                        system,
+                        work.resolve("jmh-" + system + "-" + fork + "-throughput.log"));
+        last.include(throughput);
+        results.addAll(new Runner(last.build()).run());
         Map<String, Object> out = new LinkedHashMap<>();
         for (RunResult r : results) {
             String method = r.getParams().getBenchmark();
@@ -78,6 +80,18 @@ public final class SystemFork {
         Files.writeString(work.resolve("fork-" + system + "-" + fork + ".json"), Json.write(out));
         // JMH in process may leave its own threads behind.
         System.exit(0);
+    }
+
+    private static ChainedOptionsBuilder options(BenchMode mode, String system, Path log) {
+        return new OptionsBuilder()
+                .param("system", system)
+                .forks(0)
+                .warmupIterations(mode.warmups())
+                .warmupTime(mode.warmupTime())
+                .measurementIterations(mode.iterations())
+                .measurementTime(mode.iterationTime())
+                .shouldFailOnError(false)
+                .output(log.toString());
     }
 
     /**
