@@ -630,8 +630,10 @@ public final class BenchMain {
                             + mode.iterations()
                             + " samples), so each number is one JVM's draw: Sandjar's and"
                             + " quickjs4j's guest compute depends on how C2 compiles their huge"
-                            + " interpreter-loop methods, which varies from JVM to JVM. Use full"
-                            + " mode for numbers to quote.");
+                            + " interpreter-loop methods, which varies from JVM to JVM. Sandjar"
+                            + " is not fully warm: C2's final code for QuickJS's interpreter loop"
+                            + " arrives 35-60 s into a JVM running mixed workloads, after this"
+                            + " mode's shared warm-up. Use full mode for numbers to quote.");
         }
         if (!durations.isEmpty()) {
             StringBuilder d = new StringBuilder();
