@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
-#   bench/run.sh quick   # one fork, short iterations: about 15-20 minutes on 2 cores
-#   bench/run.sh full    # three forks, longer iterations: about 2 hours
-#   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness, numbers meaningless
+#   bench/run.sh quick   # one fork per system, short iterations: about 5-6 minutes on 2 cores
+#   bench/run.sh full    # three forks per system, longer iterations: about 45 minutes (estimated)
+#   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 1.5 minutes
 #
-# BENCH_JAVA picks the java that runs the harness, every JMH fork and every probe (default: the
-# one on PATH, or JAVA_HOME's); the build uses Maven's JDK as usual. BENCH_OUT overrides the
-# report's path, e.g. for a second JDK's run:
+# A fork is one JVM per system: a shared warm-up over every workload, then all of that system's
+# JMH benchmarks in process (BenchMode.java has each mode's settings, the report's header says
+# what ran and how long each step took).
+#
+# BENCH_JAVA picks the java that runs the harness, every fork and every probe (default: the one
+# on PATH, or JAVA_HOME's); Maven builds with its own JDK (17 or 25 both work). BENCH_OUT
+# overrides the report's path, e.g. for a second JDK's run:
 #   BENCH_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java BENCH_OUT=bench/results/latest-jdk25.md bench/run.sh quick
 # The raw numbers land in bench/target/bench-results/results.json; to remake a report from them:
 #   java -cp "bench/target/classes:$(cat bench/target/classpath.txt)" dev.sandjar.bench.BenchMain render RESULTS.json OUT.md

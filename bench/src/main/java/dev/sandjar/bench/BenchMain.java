@@ -1,5 +1,6 @@
 package dev.sandjar.bench;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,19 +12,12 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The whole comparison, as {@code bench/run.sh} starts it: the JMH benchmarks, the Node script (the
@@ -41,65 +35,9 @@ public final class BenchMain {
 
     static final List<String> FORK_FLAGS = concat(JIT_FLAGS, List.of("-Xss4m", "-Xms1g", "-Xmx4g"));
 
-    private record Mode(
-            String name,
-            int forks,
-            int warmups,
-            TimeValue warmupTime,
-            int iterations,
-            TimeValue iterationTime,
-            int coldRuns,
-            int nodeWarmupMs,
-            int nodeMeasureMs,
-            int busySeconds) {}
+    private static final TypeReference<Map<String, Double>> NUMBERS = new TypeReference<>() {};
 
-    /**
-     * Warm-up is long on purpose: Sandjar's AOT-compiled wasm is thousands of large JVM methods,
-     * and C2 needs tens of seconds of a loaded 2-core machine to compile the hot ones.
-     */
-    private static final Mode QUICK =
-            new Mode(
-                    "quick",
-                    1,
-                    6,
-                    TimeValue.seconds(2),
-                    5,
-                    TimeValue.seconds(1),
-                    5,
-                    3_000,
-                    3_000,
-                    3);
-
-    private static final Mode FULL =
-            new Mode(
-                    "full",
-                    3,
-                    10,
-                    TimeValue.seconds(3),
-                    10,
-                    TimeValue.seconds(2),
-                    20,
-                    10_000,
-                    10_000,
-                    10);
-
-    /**
-     * Checks the harness end to end in a couple of minutes: tiny workloads, numbers meaningless.
-     */
-    private static final Mode SMOKE =
-            new Mode(
-                    "smoke",
-                    1,
-                    1,
-                    TimeValue.milliseconds(200),
-                    1,
-                    TimeValue.milliseconds(200),
-                    1,
-                    100,
-                    200,
-                    1);
-
-    private final Mode mode;
+    private final BenchMode mode;
     private final Path work;
     private final Path nodeModules;
     private final Path nodeScripts;
@@ -107,6 +45,12 @@ public final class BenchMain {
 
     /** Medians by table, then system: milliseconds (or runs/s, or bytes). */
     private final Map<String, Map<String, Double>> tables = new LinkedHashMap<>();
+
+    /** Each fork's number, by table and system, where there was more than one fork. */
+    private final Map<String, Map<String, List<Double>>> perFork = new LinkedHashMap<>();
+
+    /** Seconds each step of the comparison took, in order. */
+    private final Map<String, Double> durations = new LinkedHashMap<>();
 
     private final Map<String, String> unsupported = new LinkedHashMap<>();
 
@@ -123,7 +67,7 @@ public final class BenchMain {
     private String jdk =
             System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version");
 
-    private BenchMain(Mode mode, Path work, Path nodeModules, Path nodeScripts) {
+    private BenchMain(BenchMode mode, Path work, Path nodeModules, Path nodeScripts) {
         this.mode = mode;
         this.work = work;
         this.nodeModules = nodeModules;
@@ -139,21 +83,14 @@ public final class BenchMain {
             System.err.println("usage: BenchMain quick|full OUTPUT.md WORK_DIR [NODE_MODULES_DIR]");
             System.exit(2);
         }
-        Mode mode =
-                switch (args[0]) {
-                    case "quick" -> QUICK;
-                    case "full" -> FULL;
-                    case "smoke" -> SMOKE;
-                    default ->
-                            throw new IllegalArgumentException("mode must be quick, full or smoke");
-                };
+        BenchMode mode = BenchMode.of(args[0]);
         Path out = Path.of(args[1]);
         Path work = Path.of(args[2]);
         Files.createDirectories(work);
         Path nodeModules = args.length > 3 ? Path.of(args[3]) : null;
         Path scripts = Path.of(System.getProperty("sandjar.bench.node", "bench/node"));
         BenchMain main = new BenchMain(mode, work, nodeModules, scripts);
-        if (mode == SMOKE && !Workloads.tiny()) {
+        if (mode == BenchMode.SMOKE && !Workloads.tiny()) {
             throw new IllegalArgumentException("smoke mode runs with -Dsandjar.bench.size=tiny");
         }
         Instant started = Instant.now();
@@ -183,6 +120,8 @@ public final class BenchMain {
         m.put("unsupported", unsupported);
         m.put("broken", broken);
         m.put("sandjarPhases", sandjarPhases);
+        m.put("perFork", perFork);
+        m.put("durations", durations);
         Files.writeString(file, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(m));
     }
 
@@ -190,12 +129,7 @@ public final class BenchMain {
     @SuppressWarnings("unchecked")
     private static void render(Path results, Path out) throws IOException {
         Map<String, Object> m = Json.MAPPER.readValue(results.toFile(), Map.class);
-        Mode mode =
-                switch ((String) m.get("mode")) {
-                    case "quick" -> QUICK;
-                    case "full" -> FULL;
-                    default -> SMOKE;
-                };
+        BenchMode mode = BenchMode.of((String) m.get("mode"));
         BenchMain b = new BenchMain(mode, results.getParent(), null, null);
         b.cores = ((Number) m.get("cores")).intValue();
         b.cpu = (String) m.get("cpu");
@@ -210,6 +144,21 @@ public final class BenchMain {
         b.broken.putAll((Map<String, String>) m.get("broken"));
         ((Map<String, Number>) m.get("sandjarPhases"))
                 .forEach((k, v) -> b.sandjarPhases.put(k, v.doubleValue()));
+        ((Map<String, Map<String, List<Number>>>) m.getOrDefault("perFork", Map.of()))
+                .forEach(
+                        (t, v) ->
+                                v.forEach(
+                                        (sys, x) ->
+                                                b.perFork
+                                                        .computeIfAbsent(
+                                                                t, k -> new LinkedHashMap<>())
+                                                        .put(
+                                                                sys,
+                                                                x.stream()
+                                                                        .map(Number::doubleValue)
+                                                                        .toList())));
+        ((Map<String, Number>) m.getOrDefault("durations", Map.of()))
+                .forEach((k, v) -> b.durations.put(k, v.doubleValue()));
         Files.writeString(
                 out, b.report(Instant.parse((String) m.get("started"))), StandardCharsets.UTF_8);
         System.out.println("wrote " + out);
@@ -243,67 +192,105 @@ public final class BenchMain {
         }
         Path samples = work.resolve("setup-samples.csv");
         Files.deleteIfExists(samples);
-        step("JMH: setup and trivial run");
-        record(
-                jmh(
-                        "SetupBench.trivialRun",
-                        systems,
-                        "-Dsandjar.bench.samples=" + samples.toAbsolutePath()),
-                "trivial");
+        step("JMH: one JVM per system and fork", () -> forks(samples));
         readSetupSamples(samples);
-        step("JMH: trivial-run throughput");
-        record(jmh("ThroughputBench.trivialRuns", systems), "throughput");
-        step("JMH: guest compute");
-        for (RunResult r : jmh("GuestBench.compute", systems)) {
-            put(r.getParams().getParam("workload"), r.getParams().getParam("system"), p50(r));
-        }
-        step("JMH: transport");
-        record(jmh("TransportBench.rows", systems), "rows");
-        List<String> bytesSystems = new ArrayList<>(systems);
-        bytesSystems.removeAll(unsupported.keySet());
-        record(jmh("TransportBench.bytes", bytesSystems), "bytes");
-        step("Node: the same wasm on V8");
-        node();
-        step("cold starts");
-        coldStarts();
-        step("memory");
-        memory();
+        step("Node: the same wasm on V8", this::node);
+        step("cold starts", this::coldStarts);
+        step("memory", this::memory);
     }
 
-    private static void step(String what) {
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs a step of the comparison and records how long it took, for the report's header. */
+    private void step(String what, Step step) throws Exception {
         System.out.println("== " + what + " (" + Instant.now() + ")");
+        long t0 = System.nanoTime();
+        step.run();
+        durations.put(what, (System.nanoTime() - t0) / 1e9);
     }
 
     // -------------------------------------------------------------------------------------
     // JMH
 
-    private Collection<RunResult> jmh(String benchmark, List<String> systems, String... jvmArgs)
-            throws RunnerException {
-        ChainedOptionsBuilder o =
-                new OptionsBuilder()
-                        .include("^dev\\.sandjar\\.bench\\." + benchmark.replace(".", "\\.") + "$")
-                        .param("system", systems.toArray(String[]::new))
-                        .forks(mode.forks())
-                        .warmupIterations(mode.warmups())
-                        .warmupTime(mode.warmupTime())
-                        .measurementIterations(mode.iterations())
-                        .measurementTime(mode.iterationTime())
-                        .jvmArgsAppend(concat(FORK_FLAGS, List.of(jvmArgs)).toArray(String[]::new))
-                        .shouldFailOnError(false)
-                        .output(work.resolve("jmh-" + benchmark + ".log").toString());
-        return new Runner(o.build()).run();
-    }
-
-    private void record(Collection<RunResult> results, String table) {
-        for (RunResult r : results) {
-            String system = r.getParams().getParam("system");
-            double v = table.equals("throughput") ? r.getPrimaryResult().getScore() : p50(r);
-            put(table, system, v);
+    /**
+     * Every system's benchmarks in one new JVM ({@link SystemFork}), the mode's number of times,
+     * systems interleaved so drift in the machine's load hits each alike. With several forks a
+     * table's number is the median of the forks' numbers; each fork's number is kept too.
+     */
+    private void forks(Path samples) throws IOException, InterruptedException {
+        Map<String, Map<String, List<Double>>> byFork = new LinkedHashMap<>();
+        for (int fork = 1; fork <= mode.forks(); fork++) {
+            for (String s : systems) {
+                Path file = work.resolve("fork-" + s + "-" + fork + ".json");
+                Files.deleteIfExists(file);
+                List<String> cmd =
+                        javaCommand(
+                                List.of("-Dsandjar.bench.samples=" + samples.toAbsolutePath()),
+                                SystemFork.class.getName(),
+                                mode.name(),
+                                s,
+                                "" + fork,
+                                work.toString());
+                System.out.println("   " + s + ", fork " + fork + " (" + Instant.now() + ")");
+                Process p =
+                        new ProcessBuilder(cmd)
+                                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                                .start();
+                if (!p.waitFor(30, TimeUnit.MINUTES)) {
+                    p.destroyForcibly();
+                }
+                if (!Files.exists(file)) {
+                    notes.add(
+                            LABEL.get(s)
+                                    + ": fork "
+                                    + fork
+                                    + " failed; see "
+                                    + work.resolve("jmh-" + s + "-" + fork + ".log"));
+                    continue;
+                }
+                Map<String, Double> got = Json.MAPPER.readValue(file.toFile(), NUMBERS);
+                got.forEach(
+                        (table, v) ->
+                                byFork.computeIfAbsent(table, k -> new LinkedHashMap<>())
+                                        .computeIfAbsent(s, k -> new ArrayList<>())
+                                        .add(v));
+            }
         }
-    }
-
-    private static double p50(RunResult r) {
-        return r.getPrimaryResult().getStatistics().getPercentile(50.0);
+        byFork.forEach(
+                (table, bySystem) ->
+                        bySystem.forEach(
+                                (s, v) -> {
+                                    if (table.startsWith("sharedWarmup")) {
+                                        return;
+                                    }
+                                    put(table, s, medianOf(v));
+                                    if (v.size() > 1) {
+                                        perFork.computeIfAbsent(table, k -> new LinkedHashMap<>())
+                                                .put(s, v);
+                                    }
+                                }));
+        Map<String, List<Double>> warm = byFork.getOrDefault("sharedWarmupSeconds", Map.of());
+        Map<String, List<Double>> warmRuns = byFork.getOrDefault("sharedWarmupRuns", Map.of());
+        StringBuilder w = new StringBuilder();
+        warm.forEach(
+                (s, v) -> {
+                    if (w.length() > 0) {
+                        w.append("; ");
+                    }
+                    w.append(LABEL.get(s))
+                            .append(String.format(Locale.ROOT, " %.0f s", medianOf(v)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            " (%.0f runs)",
+                                            medianOf(warmRuns.getOrDefault(s, List.of()))));
+                });
+        if (w.length() > 0) {
+            notes.add("Shared warm-up per JVM, median of the forks: " + w + ".");
+        }
     }
 
     private void put(String table, String system, double value) {
@@ -357,7 +344,7 @@ public final class BenchMain {
     // Node
 
     private void node() throws IOException, InterruptedException {
-        if (nodeModules == null || !Files.isDirectory(nodeModules)) {
+        if (!hasNode()) {
             notes.add("The Node peer was not run: no node_modules directory was given.");
             return;
         }
@@ -405,9 +392,15 @@ public final class BenchMain {
     // Cold starts and memory, each in new processes
 
     private List<String> javaCommand(String mainClass, String... args) {
+        return javaCommand(List.of(), mainClass, args);
+    }
+
+    private List<String> javaCommand(List<String> jvmArgs, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(FORK_FLAGS);
+        cmd.add("-Dsandjar.bench.size=" + (Workloads.tiny() ? "tiny" : "full"));
+        cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
@@ -427,7 +420,7 @@ public final class BenchMain {
     private void coldStarts() throws IOException, InterruptedException {
         Map<String, List<Double>> firstResult = new LinkedHashMap<>();
         List<String> all = new ArrayList<>(systems);
-        boolean node = nodeModules != null && Files.isDirectory(nodeModules);
+        boolean node = hasNode();
         if (node) {
             all.add("v8");
         }
@@ -462,16 +455,17 @@ public final class BenchMain {
         int large = 9;
         int busyThreads = 4;
         for (String s : systems) {
-            long[] a =
-                    twoLongs(
-                            runProcess(
+            String[] idle =
+                    runProcess(
                                     javaCommand(
-                                            MemoryProbe.class.getName(), "idle", s, "" + small)));
-            long[] b =
-                    twoLongs(
-                            runProcess(
-                                    javaCommand(
-                                            MemoryProbe.class.getName(), "idle", s, "" + large)));
+                                            MemoryProbe.class.getName(),
+                                            "idle",
+                                            s,
+                                            "" + small,
+                                            "" + (large - small)))
+                            .split("\n");
+            long[] a = twoLongs(idle[0]);
+            long[] b = twoLongs(idle[1]);
             put("idleHeap", s, (b[0] - a[0]) / (double) (large - small));
             put("idleRss", s, (b[1] - a[1]) / (double) (large - small));
             long[] busy =
@@ -486,6 +480,9 @@ public final class BenchMain {
             put("busyHeap", s, (double) busy[0]);
             put("busyRss", s, (double) busy[1]);
         }
+        if (hasNode()) {
+            nodeMemory(small, large, busyThreads);
+        }
         notes.add(
                 "Memory per idle instance = (with "
                         + large
@@ -493,12 +490,76 @@ public final class BenchMain {
                         + small
                         + " held) / "
                         + (large - small)
-                        + ", heap used after GC and resident set size, each in its own JVM. Busy"
-                        + " = peaks while "
+                        + ", heap used after GC and resident set size, both counts in one process"
+                        + " per system (Sandjar's further instances in a second pool). Busy ="
+                        + " peaks while "
                         + busyThreads
                         + " threads run the json workload for "
                         + mode.busySeconds()
                         + " s (heap used is sampled without GC, so it includes garbage).");
+    }
+
+    /**
+     * The V8 column of the memory table, from {@code node/memory.mjs} in new processes: the same
+     * differences as the JVM probes, with heap = V8's heap used plus external memory (where the
+     * wasm memory is counted).
+     */
+    private void nodeMemory(int small, int large, int busyThreads)
+            throws IOException, InterruptedException {
+        long[][] idle = new long[4][];
+        int i = 0;
+        for (String how : List.of("shared", "modules")) {
+            for (String line :
+                    runProcess(nodeMemoryCommand("idle", "" + small, "" + (large - small), how))
+                            .split("\n")) {
+                idle[i++] = twoLongs(line);
+            }
+        }
+        put("idleHeap", "v8", (idle[1][0] - idle[0][0]) / (double) (large - small));
+        put("idleRss", "v8", (idle[1][1] - idle[0][1]) / (double) (large - small));
+        Path body = work.resolve("json-body.js");
+        Files.writeString(body, Workloads.body("json"));
+        long[] busy =
+                twoLongs(
+                        runProcess(
+                                nodeMemoryCommand(
+                                        "busy",
+                                        "" + busyThreads,
+                                        "" + mode.busySeconds(),
+                                        body.toString())));
+        put("busyHeap", "v8", (double) busy[0]);
+        put("busyRss", "v8", (double) busy[1]);
+        notes.add(
+                String.format(
+                        Locale.ROOT,
+                        "Memory on V8 (Node): heap = V8's heap used + external memory, where the"
+                            + " wasm memory is counted. Idle: runtimes and contexts of one"
+                            + " quickjs-emscripten module, the library's usual way: they share one"
+                            + " wasm memory, grown only when the %d no longer fit; with a module"
+                            + " (its own wasm memory) per instance, as each Sandjar instance has,"
+                            + " it is %.1f MiB of heap and %.1f MiB of RSS per instance. Busy: Node"
+                            + " runs one JS thread per isolate, so %d worker threads, each with its"
+                            + " own module, run the json workload for %d s; the heap peak is the"
+                            + " sum of each worker's peak, sampled between runs.",
+                        large,
+                        (idle[3][0] - idle[2][0]) / (double) (large - small) / (1 << 20),
+                        (idle[3][1] - idle[2][1]) / (double) (large - small) / (1 << 20),
+                        busyThreads,
+                        mode.busySeconds()));
+    }
+
+    private List<String> nodeMemoryCommand(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("node");
+        cmd.add("--expose-gc");
+        cmd.add(nodeScripts.resolve("memory.mjs").toString());
+        cmd.add(nodeModules.toString());
+        cmd.addAll(Arrays.asList(args));
+        return cmd;
+    }
+
+    private boolean hasNode() {
+        return nodeModules != null && Files.isDirectory(nodeModules);
     }
 
     private static long[] twoLongs(String out) {
@@ -545,13 +606,49 @@ public final class BenchMain {
         r.line(
                 String.format(
                         Locale.ROOT,
-                        "- JMH 1.37: %d fork(s), %d warm-up x %s, %d measured x %s per benchmark;"
-                                + " latencies are the median of JMH's samples (SampleTime)",
+                        "- JMH 1.37, %d fork(s) per system. A fork is one JVM per system that runs"
+                            + " every workload round robin for %d s (a shared warm-up), then all of"
+                            + " that system's benchmarks in process (JMH forks=0), each with %s and"
+                            + " %d measured x %s (throughput last); a benchmark later in the JVM"
+                            + " also profits from the earlier ones' runs. Latencies are the median"
+                            + " of JMH's samples (SampleTime)%s",
                         mode.forks(),
-                        mode.warmups(),
-                        mode.warmupTime(),
+                        mode.sharedWarmup().toSeconds(),
+                        mode.warmups() == 0
+                                ? "no warm-up of its own"
+                                : mode.warmups() + " warm-up x " + mode.warmupTime(),
                         mode.iterations(),
-                        mode.iterationTime()));
+                        mode.iterationTime(),
+                        mode.forks() > 1
+                                ? "; a number is the median of the forks' numbers, listed in each"
+                                        + " table's \"forks\" column"
+                                : ""));
+        if (mode == BenchMode.QUICK) {
+            r.line(
+                    "- Quick mode: one fork and few measured iterations (a slow guest-compute run"
+                            + " gives as few as "
+                            + mode.iterations()
+                            + " samples), so each number is one JVM's draw: Sandjar's and"
+                            + " quickjs4j's guest compute depends on how C2 compiles their huge"
+                            + " interpreter-loop methods, which varies from JVM to JVM. Sandjar"
+                            + " is not fully warm: C2's final code for QuickJS's interpreter loop"
+                            + " arrives 35-60 s into a JVM running mixed workloads, after this"
+                            + " mode's shared warm-up. Use full mode for numbers to quote.");
+        }
+        if (!durations.isEmpty()) {
+            StringBuilder d = new StringBuilder();
+            durations.forEach(
+                    (k, v) ->
+                            d.append(d.length() == 0 ? "" : ", ")
+                                    .append(k)
+                                    .append(String.format(Locale.ROOT, " %.0f s", v)));
+            r.line(
+                    String.format(
+                            Locale.ROOT,
+                            "- Took %.1f min after the build: %s",
+                            durations.values().stream().mapToDouble(Double::doubleValue).sum() / 60,
+                            d));
+        }
         r.line(
                 "- Systems: Sandjar (QuickJS-ng 0.32.0 wasm, Chicory AOT); GraalJS 23.1.8"
                         + " (polyglot API, shared Engine, fresh Context per run; Truffle runtime: "
@@ -676,9 +773,6 @@ public final class BenchMain {
                 if (table.equals("bytes") && unsupported.containsKey(system)) {
                     return "n/a: " + unsupported.get(system);
                 }
-                if (system.equals("v8") && table.startsWith("idle")) {
-                    return "not measured";
-                }
                 return "n/a";
             }
             return fmt(v);
@@ -701,6 +795,12 @@ public final class BenchMain {
                 head.append(' ').append(c.title()).append(" | vs Sandjar |");
                 rule.append("---:|---:|");
             }
+            String forks = columns.get(0).table();
+            boolean byFork = perFork.containsKey(forks);
+            if (byFork) {
+                head.append(" forks |");
+                rule.append("---:|");
+            }
             line(head.toString());
             line(rule.toString());
             for (String s : ALL) {
@@ -722,13 +822,28 @@ public final class BenchMain {
                             .append(ratio(c.table(), s))
                             .append(" |");
                 }
+                if (byFork) {
+                    row.append(' ').append(forksCell(forks, s)).append(" |");
+                }
                 line(row.toString());
             }
         }
 
+        /** Each fork's number, "a / b / c", or empty. */
+        private String forksCell(String table, String system) {
+            List<Double> v = perFork.getOrDefault(table, Map.of()).get(system);
+            if (v == null) {
+                return "";
+            }
+            return String.join(
+                    " / ",
+                    v.stream().map(x -> table.equals("throughput") ? fmtRate(x) : fmt(x)).toList());
+        }
+
         void rateTable(String table, String unit) {
-            line("| system | " + unit + " | vs Sandjar |");
-            line("|---|---:|---:|");
+            boolean byFork = perFork.containsKey(table);
+            line("| system | " + unit + " | vs Sandjar |" + (byFork ? " forks |" : ""));
+            line("|---|---:|---:|" + (byFork ? "---:|" : ""));
             for (String s : ALL) {
                 if (broken.containsKey(s)) {
                     line("| " + LABEL.get(s) + " | n/a: " + broken.get(s) + " | |");
@@ -737,10 +852,11 @@ public final class BenchMain {
                             "| "
                                     + LABEL.get(s)
                                     + " | "
-                                    + String.format(Locale.ROOT, "%.0f", get(table, s))
+                                    + fmtRate(get(table, s))
                                     + " | "
                                     + ratio(table, s)
-                                    + " |");
+                                    + " |"
+                                    + (byFork ? " " + forksCell(table, s) + " |" : ""));
                 }
             }
         }
@@ -750,7 +866,7 @@ public final class BenchMain {
                     "| system | heap per idle instance (MiB) | RSS per idle instance (MiB) | peak"
                             + " heap, 4 busy (MiB) | peak RSS, 4 busy (MiB) |");
             line("|---|---:|---:|---:|---:|");
-            for (String s : JsSystem.NAMES) {
+            for (String s : ALL) {
                 line(
                         "| "
                                 + LABEL.get(s)
@@ -764,15 +880,15 @@ public final class BenchMain {
                                 + mib("busyRss", s)
                                 + " |");
             }
-            line(
-                    "| same wasm on V8 (Node) | not measured | not measured | not measured | not"
-                            + " measured |");
         }
 
         private String mib(String table, String s) {
             Double v = tables.getOrDefault(table, Map.of()).get(s);
             if (v == null) {
-                return broken.containsKey(s) ? "n/a: does not start on this JDK" : "n/a";
+                if (broken.containsKey(s)) {
+                    return "n/a: does not start on this JDK";
+                }
+                return s.equals("v8") ? "n/a: Node was not run" : "n/a";
             }
             return String.format(Locale.ROOT, "%.1f", v / (1 << 20));
         }
@@ -823,6 +939,10 @@ public final class BenchMain {
         public String toString() {
             return sb.toString();
         }
+    }
+
+    private static String fmtRate(double v) {
+        return String.format(Locale.ROOT, "%.0f", v);
     }
 
     private static String fmt(double v) {

@@ -15,11 +15,12 @@ import org.graalvm.polyglot.Engine;
 import org.mozilla.javascript.ScriptableObject;
 
 /**
- * Memory, run in a new JVM per measurement by the harness. {@code idle SYSTEM K}: K idle isolated
- * instances held at once (Sandjar: a pool of K after a run on each; GraalJS: K initialised contexts
- * on one engine; Rhino: K scopes; quickjs4j: K runners after a run each), then heap used after GC
- * and resident memory. {@code busy SYSTEM N SECONDS}: N threads running the json workload at once,
- * sampling the peak heap used and resident memory. Prints one line: {@code heap rss} in bytes.
+ * Memory, run in a new JVM per measurement by the harness. {@code idle SYSTEM K MORE}: K idle
+ * isolated instances held at once (Sandjar: a pool of K after a run on each; GraalJS: K initialised
+ * contexts on one engine; Rhino: K scopes; quickjs4j: K runners after a run each), then heap used
+ * after GC and resident memory; then MORE instances besides them (Sandjar: a second pool), and the
+ * same again. {@code busy SYSTEM N SECONDS}: N threads running the json workload at once, sampling
+ * the peak heap used and resident memory. Prints a line {@code heap rss} in bytes per measurement.
  */
 public final class MemoryProbe {
     private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -31,6 +32,9 @@ public final class MemoryProbe {
         int n = Integer.parseInt(args[2]);
         if (args[0].equals("idle")) {
             List<AutoCloseable> held = idle(system, n);
+            settle();
+            System.out.println(MEMORY.getHeapMemoryUsage().getUsed() + " " + rss());
+            held.addAll(idle(system, Integer.parseInt(args[3])));
             settle();
             System.out.println(MEMORY.getHeapMemoryUsage().getUsed() + " " + rss());
             System.out.println("held " + held.size());

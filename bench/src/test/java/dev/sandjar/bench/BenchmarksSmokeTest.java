@@ -101,6 +101,14 @@ class BenchmarksSmokeTest {
         }
     }
 
+    @Test
+    void sharedWarmUpRunsEveryWorkloadAtLeastOnce() {
+        try (JsSystem js = JsSystem.create("rhino", 1)) {
+            // 20 trivial runs, the compute workloads, rows and bytes: one round, whatever the time.
+            assertEquals(20 + Workloads.COMPUTE.size() + 2, SystemFork.warmUp(js, 0, true));
+        }
+    }
+
     private static Object value(Object result) {
         return result instanceof String s ? Long.valueOf(s) : result;
     }

@@ -25,8 +25,9 @@ public class BridgeException extends RuntimeException {
     }
 
     public BridgeException(String name, String code, String message, Throwable cause) {
-        this(name, code, message);
-        initCause(cause);
+        super(message, cause);
+        this.name = Objects.requireNonNull(name, "name");
+        this.code = Objects.requireNonNull(code, "code");
     }
 
     public String name() {
