@@ -26,7 +26,7 @@ record BenchMode(
             new BenchMode(
                     "quick",
                     1,
-                    Duration.ofSeconds(20),
+                    Duration.ofSeconds(40),
                     0,
                     TimeValue.seconds(1),
                     3,
@@ -40,7 +40,7 @@ record BenchMode(
             new BenchMode(
                     "full",
                     3,
-                    Duration.ofSeconds(45),
+                    Duration.ofSeconds(60),
                     2,
                     TimeValue.seconds(2),
                     6,

@@ -46,14 +46,18 @@ public final class SandjarSystem implements JsSystem {
 
     @Override
     @SuppressWarnings("unchecked")
+    /**
+     * The rows enter as {@code input}: read-only data, as the peers receive it. A {@code global}
+     * would also be read back after the run (globals sync), work no peer does.
+     */
     public List<Map<String, Object>> rows(List<Map<String, Object>> rows) {
         return (List<Map<String, Object>>)
-                run(RunRequest.builder("return rows").global("rows", rows).build());
+                run(RunRequest.builder("return rows").input("rows", rows).build());
     }
 
     @Override
     public byte[] bytes(byte[] data) {
-        return (byte[]) run(RunRequest.builder("return buf").global("buf", data).build());
+        return (byte[]) run(RunRequest.builder("return buf").input("buf", data).build());
     }
 
     @Override
