@@ -52,6 +52,11 @@ final class MemoryImage {
         return extentBlocks * TrackedMemory.BLOCK_SIZE;
     }
 
+    /** Pages from address 0 up to and including the last one holding a non-zero block. */
+    int extentPages() {
+        return (extentBlocks + BLOCKS_PER_PAGE - 1) / BLOCKS_PER_PAGE;
+    }
+
     /** Bytes the image keeps: its non-zero blocks. */
     int heldBytes() {
         return heldBlocks * TrackedMemory.BLOCK_SIZE;

@@ -22,12 +22,12 @@ import java.util.Arrays;
  *   <li>Pages exist only once written. Until then a page reads as one shared all-zero array, so an
  *       idle engine holds the few hundred KiB QuickJS actually uses, not its 16 MiB minimum. Loads
  *       read {@code pages}, where an unwritten page is {@link #ZERO_PAGE}; stores write through
- *       {@code writable}, where it is null: the first store to a page fails its implicit null check
- *       and allocates the page, and no store pays anything more.
+ *       {@code writable}, where it is null, and the first store to a page makes it.
  *   <li>It records which 4 KiB blocks were written since the last {@link #clean()}. That makes a
  *       snapshot restore cheap: {@link #restoreDirty(MemoryImage)} rewrites only the blocks a run
- *       touched (a trivial run dirties a few dozen of the 4,096 in 16 MiB) and drops written pages
- *       the image holds nothing in, instead of copying the whole image and zeroing the rest.
+ *       touched (a trivial run dirties a few dozen of the 4,096 in 16 MiB) instead of copying the
+ *       whole image and zeroing the rest, and gives back the pages a big run wrote far above the
+ *       image.
  * </ul>
  *
  * <p>Every path that changes memory marks its blocks: the typed stores the compiled guest code
@@ -102,9 +102,16 @@ final class TrackedMemory implements Memory {
     }
 
     /**
+     * Pages above an image's last non-zero page that a restore keeps (zeroed) when a run wrote
+     * them: the room ordinary runs allocate in, so they do not make and drop pages every time.
+     * Written pages above that are given back.
+     */
+    static final int KEPT_PAGES_ABOVE_IMAGE = 16;
+
+    /**
      * Puts back {@code image} (the memory as it was at the last {@link #clean()}) in every block
-     * written since, and cleans. A written page the image holds nothing in is dropped rather than
-     * zeroed. Returns the number of pages it touched.
+     * written since, and cleans. A written page more than {@link #KEPT_PAGES_ABOVE_IMAGE} above the
+     * image is given back rather than zeroed. Returns the number of pages it touched.
      */
     int restoreDirty(MemoryImage image) {
         int limit = markedLength();
@@ -116,7 +123,7 @@ final class TrackedMemory implements Memory {
             }
             touched++;
             int page = first / BLOCKS_PER_PAGE;
-            if (image.pageIsEmpty(page)) {
+            if (page >= image.extentPages() + KEPT_PAGES_ABOVE_IMAGE) {
                 release(page);
                 Arrays.fill(dirty, first, first + BLOCKS_PER_PAGE, (byte) 0);
                 continue;
@@ -202,18 +209,13 @@ final class TrackedMemory implements Memory {
     }
 
     /**
-     * A store's array access failed. If only because its page was never written, make the page and
-     * let the caller retry; anything else is an out-of-bounds trap.
+     * The page a store goes to when it has no array yet: made now if the store is within bounds (an
+     * explicit branch, not a caught null pointer: a trap in compiled guest code would send the
+     * whole interpreter-loop frame back to the bytecode interpreter, every time).
      */
-    private void storeMiss(RuntimeException e, int addr, int size) {
-        if (e instanceof NullPointerException
-                && addr >= 0
-                && (long) addr + size <= sizeInBytes()
-                && writable[addr >>> PAGE_SHIFT] == null) {
-            writablePage(addr >>> PAGE_SHIFT);
-            return;
-        }
-        throw outOfBounds(e, addr, size);
+    private byte[] pageForStore(int addr, int size) {
+        checkBounds(addr, size, sizeInBytes());
+        return writablePage(addr >>> PAGE_SHIFT);
     }
 
     /** Blocks marked now (for tests and statistics). */
@@ -482,11 +484,14 @@ final class TrackedMemory implements Memory {
     @Override
     public void writeByte(int addr, byte data) {
         try {
-            writable[addr >>> PAGE_SHIFT][addr & PAGE_MASK] = data;
+            byte[] page = writable[addr >>> PAGE_SHIFT];
+            if (page == null) {
+                page = pageForStore(addr, 1);
+            }
+            page[addr & PAGE_MASK] = data;
             dirty[addr >>> BLOCK_SHIFT] = 1;
         } catch (RuntimeException e) {
-            storeMiss(e, addr, 1);
-            writeByte(addr, data);
+            throw outOfBounds(e, addr, 1);
         }
     }
 
@@ -495,12 +500,15 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 2 <= PAGE_SIZE) {
             try {
-                SHORTS.set(writable[addr >>> PAGE_SHIFT], off, data);
+                byte[] page = writable[addr >>> PAGE_SHIFT];
+                if (page == null) {
+                    page = pageForStore(addr, 2);
+                }
+                SHORTS.set(page, off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 1) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                storeMiss(e, addr, 2);
-                writeShort(addr, data);
+                throw outOfBounds(e, addr, 2);
             }
         } else {
             checkBounds(addr, 2, sizeInBytes());
@@ -514,12 +522,15 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 4 <= PAGE_SIZE) {
             try {
-                INTS.set(writable[addr >>> PAGE_SHIFT], off, data);
+                byte[] page = writable[addr >>> PAGE_SHIFT];
+                if (page == null) {
+                    page = pageForStore(addr, 4);
+                }
+                INTS.set(page, off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                storeMiss(e, addr, 4);
-                writeI32(addr, data);
+                throw outOfBounds(e, addr, 4);
             }
         } else {
             checkBounds(addr, 4, sizeInBytes());
@@ -534,12 +545,15 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 8 <= PAGE_SIZE) {
             try {
-                LONGS.set(writable[addr >>> PAGE_SHIFT], off, data);
+                byte[] page = writable[addr >>> PAGE_SHIFT];
+                if (page == null) {
+                    page = pageForStore(addr, 8);
+                }
+                LONGS.set(page, off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                storeMiss(e, addr, 8);
-                writeLong(addr, data);
+                throw outOfBounds(e, addr, 8);
             }
         } else {
             checkBounds(addr, 8, sizeInBytes());
@@ -554,12 +568,15 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 4 <= PAGE_SIZE) {
             try {
-                FLOATS.set(writable[addr >>> PAGE_SHIFT], off, data);
+                byte[] page = writable[addr >>> PAGE_SHIFT];
+                if (page == null) {
+                    page = pageForStore(addr, 4);
+                }
+                FLOATS.set(page, off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                storeMiss(e, addr, 4);
-                writeF32(addr, data);
+                throw outOfBounds(e, addr, 4);
             }
         } else {
             writeI32(addr, Float.floatToRawIntBits(data));
@@ -571,12 +588,15 @@ final class TrackedMemory implements Memory {
         int off = addr & PAGE_MASK;
         if (off + 8 <= PAGE_SIZE) {
             try {
-                DOUBLES.set(writable[addr >>> PAGE_SHIFT], off, data);
+                byte[] page = writable[addr >>> PAGE_SHIFT];
+                if (page == null) {
+                    page = pageForStore(addr, 8);
+                }
+                DOUBLES.set(page, off, data);
                 dirty[addr >>> BLOCK_SHIFT] = 1;
                 dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
             } catch (RuntimeException e) {
-                storeMiss(e, addr, 8);
-                writeF64(addr, data);
+                throw outOfBounds(e, addr, 8);
             }
         } else {
             writeLong(addr, Double.doubleToRawLongBits(data));

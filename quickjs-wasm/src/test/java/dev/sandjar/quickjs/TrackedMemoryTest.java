@@ -50,13 +50,32 @@ class TrackedMemoryTest {
             byte[] expected = image.toArray(now.length);
             assertArrayEquals(expected, memory.readBytes(0, now.length), "restored " + round);
             assertEquals(0, memory.dirtyBlocks());
-            assertTrue(memory.allocatedPages() <= 2, "pages the image has nothing in are dropped");
         }
         // A full restore from any state lands on the image too.
         memory.fill((byte) 7, 0, memory.pages() * PAGE);
         memory.restoreAll(image);
         assertArrayEquals(
                 image.toArray(memory.pages() * PAGE), memory.readBytes(0, memory.pages() * PAGE));
+    }
+
+    @Test
+    void aRestoreGivesBackPagesWrittenFarAboveTheImageAndKeepsTheRest() {
+        TrackedMemory memory = new TrackedMemory(64, 64);
+        memory.writeI32(100, 7);
+        MemoryImage image = memory.image();
+        memory.clean();
+        int near = 1 + TrackedMemory.KEPT_PAGES_ABOVE_IMAGE - 1;
+        int far = 1 + TrackedMemory.KEPT_PAGES_ABOVE_IMAGE;
+        memory.writeLong(near * PAGE + 8, -1L);
+        memory.writeByte(far * PAGE + 8, (byte) 1);
+        memory.writeByte(63 * PAGE, (byte) 1);
+        memory.writeI32(100, 8);
+        assertEquals(4, memory.allocatedPages());
+        memory.restoreDirty(image);
+        assertEquals(2, memory.allocatedPages(), "page 0 and the near page stay, zeroed");
+        assertEquals(7, memory.readInt(100));
+        assertEquals(0L, memory.readLong(near * PAGE + 8));
+        assertEquals(0, memory.read(far * PAGE + 8));
     }
 
     @Test
