@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
-#   bench/run.sh quick   # one fork per system, short iterations: about 5-6 minutes on 2 cores
-#   bench/run.sh full    # three forks per system, longer iterations: about 45 minutes (estimated)
+#   bench/run.sh quick   # one fork per system, short iterations: about 7 minutes on 2 cores
+#   bench/run.sh full    # three forks per system, longer iterations: about 45 minutes (44 measured)
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 1.5 minutes
 #
 # A fork is one JVM per system: a shared warm-up over every workload, then all of that system's
