@@ -94,9 +94,14 @@ public final class Progress {
         private final Queue<ProgressReport> queue = new ArrayDeque<>();
         private boolean draining;
 
+        /** Held while reports go to the listener, so the end-of-run flush waits for a drain. */
+        private final Object delivering = new Object();
+
         RunProgress(RunSession session, ProgressListener listener) {
             this.session = session;
             this.listener = listener;
+            // Every accepted report reaches the listener before the run's result completes.
+            session.onEnd(this::deliverQueued);
         }
 
         void offer(double percent, String message) {
@@ -139,20 +144,40 @@ public final class Progress {
 
         /** Delivers queued reports in order, one drain at a time per run. */
         private void drain() {
-            for (; ; ) {
-                ProgressReport next;
-                synchronized (queue) {
-                    next = queue.poll();
-                    if (next == null) {
-                        draining = false;
-                        return;
-                    }
+            synchronized (delivering) {
+                for (ProgressReport next; (next = poll(true)) != null; ) {
+                    deliver(next);
                 }
-                try {
-                    listener.onProgress(next);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "progress listener failed for run " + next.runId(), e);
+            }
+        }
+
+        /**
+         * At the end of the run, on the thread ending it: waits for a drain in progress, then
+         * delivers what is still queued, so no report arrives after the run's result.
+         */
+        private void deliverQueued() {
+            synchronized (delivering) {
+                for (ProgressReport next; (next = poll(false)) != null; ) {
+                    deliver(next);
                 }
+            }
+        }
+
+        private ProgressReport poll(boolean endsDrain) {
+            synchronized (queue) {
+                ProgressReport next = queue.poll();
+                if (next == null && endsDrain) {
+                    draining = false;
+                }
+                return next;
+            }
+        }
+
+        private void deliver(ProgressReport report) {
+            try {
+                listener.onProgress(report);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "progress listener failed for run " + report.runId(), e);
             }
         }
     }
