@@ -759,7 +759,7 @@ final class RunExecution implements RunSession {
             if (ctx.arrayBufferLength(buffer) > Transport.binaryBound(max)) {
                 return NOT_PLAIN;
             }
-            read = Transport.decodeBinary(ctx.toByteArray(buffer));
+            read = Transport.decodeBinary(ctx.toByteArray(buffer), max);
         }
         if (read == null || read.jsonSizeBound() > max) {
             return NOT_PLAIN; // not plain data, or near the limit: the codec measures exactly

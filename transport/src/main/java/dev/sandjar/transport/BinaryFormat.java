@@ -42,6 +42,9 @@ final class BinaryFormat {
 
     private static final long MAX_SAFE_INTEGER = (1L << 53) - 1;
 
+    /** A string's header is its length shifted left once, in 32 bits. */
+    private static final int MAX_STRING_UNITS = 1 << 30;
+
     /**
      * Predefined atoms (names built into the engine, such as {@code name} or {@code length}) are
      * written by number. The numbers are learned from the engine itself ({@link #learnAtoms}); an
@@ -75,7 +78,7 @@ final class BinaryFormat {
      */
     static void learnAtoms(byte[] bytes) {
         try {
-            Reader r = new Reader(bytes, true);
+            Reader r = new Reader(bytes, true, Long.MAX_VALUE);
             r.header();
             if (r.u8() != ARRAY || r.leb() != 2 || r.u8() != ARRAY) {
                 throw NotPlain.INSTANCE;
@@ -119,10 +122,14 @@ final class BinaryFormat {
      */
     record Read(Object value, long jsonSizeBound, int[] plan) {}
 
-    /** The value, or null when it is not plain data this reader proves equivalent. */
-    static Read read(byte[] bytes) {
+    /**
+     * The value, or null when it is not plain data this reader proves equivalent or its JSON-codec
+     * size bound passes {@code maxJsonSize}. The read stops as soon as the bound passes the limit,
+     * so the Java objects built never stand for more than {@code maxJsonSize} of output.
+     */
+    static Read read(byte[] bytes, long maxJsonSize) {
         try {
-            Reader r = new Reader(bytes, false);
+            Reader r = new Reader(bytes, false, maxJsonSize);
             r.header();
             Object v = r.value(0);
             if (r.pos != bytes.length) {
@@ -138,15 +145,25 @@ final class BinaryFormat {
     private static final class Reader {
         final byte[] b;
         final boolean probing;
+        final long maxSize;
         int pos;
         String[] atoms;
         int[] atomIds;
         long size;
         int[] lastPlan; // the plan segment of the value just read; null: nothing to check
 
-        Reader(byte[] b, boolean probing) {
+        Reader(byte[] b, boolean probing, long maxSize) {
             this.b = b;
             this.probing = probing;
+            this.maxSize = maxSize;
+        }
+
+        /** Adds to the size bound; past the limit the value is not worth building. */
+        void grow(long n) throws NotPlain {
+            size += n;
+            if (size > maxSize) {
+                throw NotPlain.INSTANCE;
+            }
         }
 
         int u8() throws NotPlain {
@@ -266,22 +283,22 @@ final class BinaryFormat {
             int tag = u8();
             switch (tag) {
                 case NULL:
-                    size += 4;
+                    grow(4);
                     return null;
                 case UNDEFINED:
-                    size += 15; // {"$sj":"undef"}
+                    grow(15); // {"$sj":"undef"}
                     return Undefined.INSTANCE;
                 case FALSE:
-                    size += 5;
+                    grow(5);
                     return Boolean.FALSE;
                 case TRUE:
-                    size += 4;
+                    grow(4);
                     return Boolean.TRUE;
                 case INT32:
                     {
                         int z = leb();
                         long v = (z >>> 1) ^ -(z & 1);
-                        size += Long.toString(v).length();
+                        grow(Long.toString(v).length());
                         return v;
                     }
                 case FLOAT64:
@@ -289,7 +306,7 @@ final class BinaryFormat {
                 case STRING:
                     {
                         String s = string();
-                        size += stringSize(s);
+                        grow(stringSize(s));
                         return s;
                     }
                 case OBJECT:
@@ -301,24 +318,24 @@ final class BinaryFormat {
             }
         }
 
-        private Object number(double d) {
+        private Object number(double d) throws NotPlain {
             if (Double.isNaN(d)) {
-                size += 23;
+                grow(23);
                 return d;
             }
             if (Double.isInfinite(d)) {
-                size += d > 0 ? 28 : 29;
+                grow(d > 0 ? 28 : 29);
                 return d;
             }
             if (d == 0 && Double.doubleToRawLongBits(d) != 0) {
-                size += 22;
+                grow(22);
                 return d;
             }
             if (d == Math.rint(d) && Math.abs(d) < 1e21) {
-                size += new BigDecimal(d).toPlainString().length();
+                grow(new BigDecimal(d).toPlainString().length());
                 return Math.abs(d) <= MAX_SAFE_INTEGER ? (Object) (long) d : (Object) d;
             }
-            size += 25; // the longest shortest-round-trip form a JS number prints as
+            grow(25); // the longest shortest-round-trip form a JS number prints as
             return d;
         }
 
@@ -330,15 +347,16 @@ final class BinaryFormat {
             if (n > b.length - pos) {
                 throw NotPlain.INSTANCE;
             }
-            Map<String, Object> out = new LinkedHashMap<>(Math.max(4, n * 2));
-            size += 2 + Math.max(0, n - 1);
+            // Sized for what the limit lets through, not for what the count claims.
+            Map<String, Object> out = new LinkedHashMap<>(Math.min(Math.max(4, n * 2), 2048));
+            grow(2 + Math.max(0, n - 1));
             IntList plan = null;
             int children = 0;
             for (int i = 0; i < n; i++) {
                 String k = key();
-                size += stringSize(k) + 1;
+                grow(inlineSize(k) + 1); // keys are never sidecar strings
                 if (k.equals(Transport.MARK)) {
-                    size += 18; // {"$sj":"obj","v":...}
+                    grow(18); // {"$sj":"obj","v":...}
                 }
                 out.put(k, value(depth + 1));
                 if (lastPlan != null) {
@@ -365,8 +383,8 @@ final class BinaryFormat {
             if (n > b.length - pos) {
                 throw NotPlain.INSTANCE;
             }
-            List<Object> out = new ArrayList<>(n);
-            size += 2 + Math.max(0, n - 1);
+            List<Object> out = new ArrayList<>(Math.min(n, 1024));
+            grow(2 + Math.max(0, n - 1));
             IntList plan = null;
             int children = 0;
             boolean records = n > 0;
@@ -437,12 +455,18 @@ final class BinaryFormat {
         return Long.parseLong(k) <= 4294967294L;
     }
 
-    /** An upper bound of the string's length under the JSON codec. */
+    /** An upper bound of the string value's size under the JSON codec. */
     private static long stringSize(String s) {
         int n = s.length();
         if (n > Transport.LONG_STRING) {
             return n + 32L; // {"$sj":"str","i":N} plus the sidecar entry
         }
+        return inlineSize(s);
+    }
+
+    /** The size of the string as a JSON string literal, escapes included. */
+    private static long inlineSize(String s) {
+        int n = s.length();
         long size = 2;
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
@@ -493,7 +517,7 @@ final class BinaryFormat {
                 body.write(bool ? TRUE : FALSE);
             } else if (v instanceof String s) {
                 body.write(STRING);
-                string(body, s);
+                string(body, fits(s));
             } else if (v instanceof Character c) {
                 body.write(STRING);
                 string(body, String.valueOf(c));
@@ -519,7 +543,7 @@ final class BinaryFormat {
                 body.write(OBJECT);
                 leb(body, m.size());
                 for (Map.Entry<?, ?> e : m.entrySet()) {
-                    if (!(e.getKey() instanceof String k) || isArrayIndex(k)) {
+                    if (!(e.getKey() instanceof String k) || isArrayIndex(fits(k))) {
                         // Index keys are numbers inside the engine; a string atom would not match.
                         throw NotPlain.INSTANCE;
                     }
@@ -553,6 +577,14 @@ final class BinaryFormat {
             } else {
                 throw NotPlain.INSTANCE;
             }
+        }
+
+        /** The format's string header holds a length under 2^30 UTF-16 units. */
+        private static String fits(String s) throws NotPlain {
+            if (s.length() >= MAX_STRING_UNITS) {
+                throw NotPlain.INSTANCE;
+            }
+            return s;
         }
 
         private void container(Object v, int depth) throws NotPlain {

@@ -91,14 +91,20 @@ public final class Transport {
 
     /**
      * Reads the engine's {@code JS_WriteObject} output when it is plain data whose meaning under
-     * the JSON codec is provably the same; null otherwise (the caller then takes the JSON codec).
+     * the JSON codec is provably the same and whose JSON-codec size bound is at most {@code
+     * maxJsonSize}; null otherwise (the caller then takes the JSON codec, which measures exactly).
+     * Reading stops once the bound passes the limit, so a large value costs no more Java heap than
+     * the limit allows.
      */
-    public static Binary decodeBinary(byte[] bytes) {
-        BinaryFormat.Read r = BinaryFormat.read(bytes);
+    public static Binary decodeBinary(byte[] bytes, long maxJsonSize) {
+        BinaryFormat.Read r = BinaryFormat.read(bytes, maxJsonSize);
         if (r == null) {
             return null;
         }
         int[] plan = r.plan();
+        if (plan.length > Integer.MAX_VALUE / 4) {
+            return null;
+        }
         java.nio.ByteBuffer b =
                 java.nio.ByteBuffer.allocate(plan.length * 4)
                         .order(java.nio.ByteOrder.LITTLE_ENDIAN);

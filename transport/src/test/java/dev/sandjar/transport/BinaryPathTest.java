@@ -97,7 +97,7 @@ class BinaryPathTest {
             if (!written.isOk()) {
                 return null;
             }
-            read = Transport.decodeBinary(ctx.toByteArray(written.value()));
+            read = Transport.decodeBinary(ctx.toByteArray(written.value()), Long.MAX_VALUE);
         }
         if (read == null) {
             return null;
@@ -317,7 +317,8 @@ class BinaryPathTest {
     void theSizeBoundCoversTheCodecsMeasure() {
         String expr =
                 "({ s: 'a\"b\\\\c\\n\\u0001\\ud800', n: [0.1, 1e300, -5e-324, 123456789, -0, NaN],"
-                        + " u: undefined, $sj: 1, long: 'z'.repeat(9000), e: '' })";
+                        + " u: undefined, $sj: 1, long: 'z'.repeat(9000), e: '',"
+                        + " ['\"'.repeat(9000)]: 1 })"; // a long key stays inline, escaped
         long[] sizes =
                 withCodec(
                         ctx -> {
@@ -330,7 +331,8 @@ class BinaryPathTest {
                                     JsValue pair = ctx.call(encode, codec, v, root).orThrow();
                                     JsValue json = ctx.getProperty(pair, 0)) {
                                 byte[] bytes = ctx.toByteArray(written);
-                                Transport.Binary read = Transport.decodeBinary(bytes);
+                                Transport.Binary read =
+                                        Transport.decodeBinary(bytes, Long.MAX_VALUE);
                                 return new long[] {
                                     read.jsonSizeBound(),
                                     json.asString().length() + 9000L,
@@ -343,12 +345,41 @@ class BinaryPathTest {
     }
 
     @Test
+    void readingStopsAtTheOutputLimit() {
+        Long[] bounds =
+                withCodec(
+                        ctx -> {
+                            try (JsValue v =
+                                            ctx.evalScript("new Array(100000).fill('')", "v.js")
+                                                    .orThrow();
+                                    JsValue written = ctx.writeObject(v).orThrow()) {
+                                byte[] bytes = ctx.toByteArray(written);
+                                long bound =
+                                        Transport.decodeBinary(bytes, Long.MAX_VALUE)
+                                                .jsonSizeBound();
+                                Transport.Binary atLimit = Transport.decodeBinary(bytes, bound);
+                                Transport.Binary under = Transport.decodeBinary(bytes, bound - 1);
+                                return new Long[] {
+                                    bound,
+                                    atLimit == null ? null : atLimit.jsonSizeBound(),
+                                    under == null ? null : under.jsonSizeBound()
+                                };
+                            }
+                        });
+        assertEquals(2 + 99_999 + 2 * 100_000L, bounds[0]); // [,"",""...]
+        assertEquals(bounds[0], bounds[1], "a value exactly at the limit is read");
+        assertNull(bounds[2], "a value one unit over the limit is not read");
+    }
+
+    @Test
     void aHostileOrForeignEncodingIsRefusedNotMisread() {
-        assertNull(Transport.decodeBinary(new byte[0]));
-        assertNull(Transport.decodeBinary(new byte[] {0x16, 0, 1}));
-        assertNull(Transport.decodeBinary(new byte[] {0x17, 0, 9, (byte) 0xff, (byte) 0xff}));
-        assertNull(Transport.decodeBinary(new byte[] {0x17, 0, 7, 20, 'a'}));
-        assertNull(Transport.decodeBinary(new byte[] {0x17, 0, 1, 1}));
+        assertNull(Transport.decodeBinary(new byte[0], Long.MAX_VALUE));
+        assertNull(Transport.decodeBinary(new byte[] {0x16, 0, 1}, Long.MAX_VALUE));
+        assertNull(
+                Transport.decodeBinary(
+                        new byte[] {0x17, 0, 9, (byte) 0xff, (byte) 0xff}, Long.MAX_VALUE));
+        assertNull(Transport.decodeBinary(new byte[] {0x17, 0, 7, 20, 'a'}, Long.MAX_VALUE));
+        assertNull(Transport.decodeBinary(new byte[] {0x17, 0, 1, 1}, Long.MAX_VALUE));
         assertFalse(BinaryFormat.isArrayIndex("4294967295") || !BinaryFormat.isArrayIndex("0"));
     }
 }
