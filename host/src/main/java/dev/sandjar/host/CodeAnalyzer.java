@@ -82,6 +82,11 @@ final class CodeAnalyzer implements AutoCloseable {
         parse("export {}");
     }
 
+    /** Parses without the cache, so the parser runs: for {@link WarmUp}. */
+    Parsed parseUncached(String code) {
+        return engine().call(e -> parseOnEngine(e, code));
+    }
+
     Parsed parse(String code) {
         synchronized (cache) {
             Parsed hit = cache.get(code);

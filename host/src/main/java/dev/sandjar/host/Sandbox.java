@@ -5,6 +5,7 @@ import dev.sandjar.quickjs.EnginePool;
 import dev.sandjar.quickjs.QuickJsEngine;
 import dev.sandjar.transport.Transport;
 import dev.sandjar.transport.TransportException;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Objects;
@@ -208,6 +209,46 @@ public final class Sandbox implements AutoCloseable {
                     lease.cancel(false);
                     execution.cancel();
                 });
+    }
+
+    /**
+     * Runs a built-in mix of guest work through the pool for about {@code duration}, so the JVM's
+     * JIT compiles the engine before real traffic meets it. Until it has, runs are several times
+     * slower: on 2 cores, {@code fib(25)} takes 0.1 s once compiled and up to 0.9 s during the
+     * first 20 s, and the first module code waits seconds for the parser (docs/performance.md).
+     *
+     * <p>The work is one small run per engine instance at a time (scripts and modules, about 120
+     * records in and out in the binary format, strings, regular expressions, JSON, classes,
+     * promises) and one parse of fresh module code per round on the analysis engine. It blocks the
+     * caller; call it from a background thread to serve traffic meanwhile, whose runs then queue
+     * with the warm-up's, a round at a time. It stops early, with the interrupt flag set again,
+     * when the calling thread is interrupted.
+     *
+     * @param duration more than zero and at most 10 minutes; at least one round runs, and the call
+     *     may overrun it by the length of one round (a few milliseconds once warm, about a second
+     *     at first)
+     * @throws IllegalArgumentException for a duration out of range
+     * @throws IllegalStateException when a warm-up run fails (the sandbox's defaults or ceilings
+     *     leave it less than it needs), or from inside a run, as {@link #run}
+     */
+    public WarmUpReport warmUp(Duration duration) {
+        Objects.requireNonNull(duration, "duration");
+        if (duration.isNegative() || duration.isZero() || duration.compareTo(WarmUp.MAX) > 0) {
+            throw new IllegalArgumentException(
+                    "warm-up duration must be more than 0 and at most "
+                            + WarmUp.MAX.toMinutes()
+                            + " minutes, got "
+                            + duration);
+        }
+        if (QuickJsEngine.onEngineThread()) {
+            throw new IllegalStateException(
+                    "Sandbox.warmUp was called from inside a run (a bridge handler or log"
+                            + " listener), where waiting for runs can deadlock the pool");
+        }
+        if (closed) {
+            throw new IllegalStateException("the sandbox is closed");
+        }
+        return WarmUp.run(this, duration);
     }
 
     /**

@@ -1,0 +1,126 @@
+package dev.sandjar.host;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * {@link Sandbox#warmUp}: runs {@code warmup.js} through the pool, one stream per engine instance,
+ * as a script and every fourth time as a module, and has the analysis engine parse a fresh piece of
+ * module code each round (uncached, so the parser itself runs), until the time is up.
+ */
+final class WarmUp {
+    /** The longest warm-up a caller may ask for. */
+    static final Duration MAX = Duration.ofMinutes(10);
+
+    static final String SCRIPT = load();
+    static final String MODULE =
+            "const work = async () => {\n" + SCRIPT + "\n};\nexport default await work();\n";
+    static final List<Map<String, Object>> ROWS = rows(120);
+
+    private WarmUp() {}
+
+    static WarmUpReport run(Sandbox sandbox, Duration duration) {
+        long start = System.nanoTime();
+        long end = start + duration.toNanos();
+        RunRequest script = RunRequest.builder(SCRIPT).input("rows", ROWS).build();
+        RunRequest module = RunRequest.builder(MODULE).input("rows", ROWS).build();
+        long runs = 0;
+        long parses = 0;
+        boolean interrupted = false;
+        int round = 0;
+        do {
+            List<SandboxRun> inFlight = new ArrayList<>();
+            for (int i = 0; i < sandbox.poolSize(); i++) {
+                inFlight.add(sandbox.submit((round + i) % 4 == 3 ? module : script));
+            }
+            if (parse(sandbox, round)) {
+                parses++;
+            }
+            for (SandboxRun run : inFlight) {
+                RunResult r;
+                try {
+                    r = interrupted ? run.result().join() : run.result().get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    inFlight.forEach(SandboxRun::cancel);
+                    r = run.result().join();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("a warm-up run failed", e.getCause());
+                }
+                if (r.isOk()) {
+                    runs++;
+                } else if (!interrupted) {
+                    throw new IllegalStateException(
+                            "a warm-up run failed ("
+                                    + r.error().kind()
+                                    + ", "
+                                    + r.error()
+                                    + "); it needs about 8 MiB of heap, 1 s of CPU and 16 KiB of"
+                                    + " output, within the sandbox's defaults and ceilings");
+                }
+            }
+            round++;
+        } while (!interrupted && System.nanoTime() < end);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return new WarmUpReport(
+                runs, parses, Duration.ofNanos(System.nanoTime() - start), interrupted);
+    }
+
+    /** One uncached parse on the analysis engine; false when the caller was interrupted. */
+    private static boolean parse(Sandbox sandbox, int round) {
+        if (Thread.currentThread().isInterrupted()) {
+            return false;
+        }
+        CodeAnalyzer.Parsed parsed;
+        try {
+            parsed = sandbox.analyzer().parseUncached(MODULE + "// warm-up round " + round + "\n");
+        } catch (IllegalStateException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+            throw e;
+        }
+        if (parsed.syntaxError() != null) {
+            throw new IllegalStateException(
+                    "the warm-up module failed to parse: " + parsed.syntaxError());
+        }
+        return true;
+    }
+
+    /** Records shaped like a workflow's items: strings, integers, a double, a boolean, a null. */
+    private static List<Map<String, Object>> rows(int count) {
+        List<Map<String, Object>> rows = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("id", (long) i);
+            row.put("name", "item-" + (i % 37));
+            row.put("n", (long) (i * 7 % 101));
+            row.put("score", i * 0.75);
+            row.put("flag", i % 2 == 0);
+            row.put("note", null);
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private static String load() {
+        try (InputStream in = WarmUp.class.getResourceAsStream("warmup.js")) {
+            if (in == null) {
+                throw new IllegalStateException("warmup.js is missing from the host jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

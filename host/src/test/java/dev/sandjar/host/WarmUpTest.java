@@ -1,0 +1,108 @@
+package dev.sandjar.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link Sandbox#warmUp}: real runs through every instance and the parser, bounded and stoppable.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class WarmUpTest {
+    static Sandbox sandbox;
+
+    @BeforeAll
+    static void start() {
+        sandbox = Sandbox.builder().poolSize(2).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    @Test
+    void theMixComputesTheSameAsAScriptAndAsAModule() {
+        RunResult script =
+                sandbox.run(RunRequest.builder(WarmUp.SCRIPT).input("rows", WarmUp.ROWS).build());
+        RunResult module =
+                sandbox.run(RunRequest.builder(WarmUp.MODULE).input("rows", WarmUp.ROWS).build());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> v = (Map<String, Object>) script.valueOrThrow();
+        assertEquals(v, module.valueOrThrow());
+        assertEquals(610L, v.get("fib"));
+        long total = WarmUp.ROWS.stream().mapToLong(r -> (Long) r.get("n")).sum();
+        assertEquals(total, v.get("total"));
+        assertEquals(37L, v.get("names"));
+        assertEquals("TypeError", v.get("caught"));
+        assertEquals(List.of(2L, 4L, 6L), v.get("doubled"));
+        assertEquals(List.of(119L, 118L, 117L), v.get("sorted"));
+        List<?> rows = (List<?>) v.get("rows");
+        assertTrue(rows.size() > 60 && rows.size() < 120, "filtered rows: " + rows.size());
+        assertEquals("ITEM-0", ((Map<?, ?>) rows.get(0)).get("tag"));
+    }
+
+    @Test
+    void aWarmUpRunsOnEveryInstanceAndTheParserAtLeastOnce() {
+        WarmUpReport report = sandbox.warmUp(Duration.ofMillis(1));
+        assertTrue(report.runs() >= 2, report.toString());
+        assertEquals(report.runs() / 2, report.parses(), report.toString());
+        assertFalse(report.interrupted());
+        assertEquals(2L, sandbox.run(RunRequest.builder("return 1 + 1").build()).valueOrThrow());
+    }
+
+    @Test
+    void durationsOutOfRangeAreRefused() {
+        for (Duration d : List.of(Duration.ZERO, Duration.ofSeconds(-1), Duration.ofMinutes(11))) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> sandbox.warmUp(d));
+            assertTrue(e.getMessage().contains("at most 10 minutes, got " + d), e.getMessage());
+        }
+    }
+
+    @Test
+    void limitsTooTightForTheMixFailWithTheRunsError() {
+        try (Sandbox tight =
+                Sandbox.builder()
+                        .poolSize(1)
+                        .defaults(Limits.builder().outputBytes(1024).build())
+                        .build()) {
+            IllegalStateException e =
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> tight.warmUp(Duration.ofSeconds(30)));
+            assertTrue(e.getMessage().contains("OUTPUT, OutputTooLarge"), e.getMessage());
+            assertTrue(e.getMessage().contains("defaults and ceilings"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anInterruptedCallerStopsEarlyWithItsFlagSetAgain() {
+        Thread.currentThread().interrupt();
+        WarmUpReport report;
+        try {
+            report = sandbox.warmUp(Duration.ofMinutes(5));
+        } finally {
+            assertTrue(Thread.interrupted(), "the interrupt flag was not set again");
+        }
+        assertTrue(report.interrupted(), report.toString());
+        assertEquals(2L, sandbox.run(RunRequest.builder("return 1 + 1").build()).valueOrThrow());
+    }
+
+    @Test
+    void aClosedSandboxRefuses() {
+        Sandbox closed = Sandbox.builder().poolSize(1).build();
+        closed.close();
+        assertThrows(IllegalStateException.class, () -> closed.warmUp(Duration.ofSeconds(1)));
+    }
+}
