@@ -32,6 +32,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -63,6 +64,8 @@ final class RunExecution implements RunSession {
     private final LogCollector logs;
     private final Map<Object, Object> state = new ConcurrentHashMap<>();
     private final List<Runnable> endActions = new ArrayList<>();
+    private final List<CompletableFuture<?>> holds = new ArrayList<>(); // under endActions' lock
+    private boolean holdsClosed; // under endActions' lock
     private final LinkedBlockingQueue<Runnable> completions = new LinkedBlockingQueue<>();
     private volatile boolean ended;
     private volatile boolean started;
@@ -175,12 +178,51 @@ final class RunExecution implements RunSession {
             r = internal(e);
         }
         end();
-        result.complete(r);
+        RunResult done = r;
+        CompletableFuture<Void> held = heldBy();
+        if (held == null) {
+            result.complete(done);
+        }
         if (leaked
                 || engine.currentPages() > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
             lease.retire(); // grown past what a default run may use: start the next one fresh
         }
         lease.close();
+        if (held != null) {
+            // The engine is free already; only the result waits for what the bridges deliver.
+            held.orTimeout(MAX_RESULT_HOLD.toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete(
+                            (v, t) -> {
+                                if (t instanceof TimeoutException) {
+                                    LOG.warning(
+                                            "run "
+                                                    + runId
+                                                    + ": bridge deliveries still pending "
+                                                    + MAX_RESULT_HOLD.toSeconds()
+                                                    + " s after the run ended; the result"
+                                                    + " completes without them");
+                                }
+                                result.complete(done);
+                            });
+        }
+    }
+
+    /** What the result waits for, or null; no hold is taken after this. */
+    private CompletableFuture<Void> heldBy() {
+        List<CompletableFuture<?>> pendingHolds;
+        synchronized (endActions) {
+            holdsClosed = true;
+            pendingHolds = List.copyOf(holds);
+            holds.clear();
+        }
+        if (pendingHolds.isEmpty()) {
+            return null;
+        }
+        // Each hold counts as done however it completes.
+        return CompletableFuture.allOf(
+                pendingHolds.stream()
+                        .map(h -> h.handle((v, t) -> null))
+                        .toArray(CompletableFuture[]::new));
     }
 
     private RunResult runOnEngine() {
@@ -1012,7 +1054,10 @@ final class RunExecution implements RunSession {
         for (Runnable a : actions) {
             try {
                 a.run();
-            } catch (RuntimeException e) {
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                // Whatever one action throws, the others run and the run still ends.
                 LOG.log(Level.WARNING, "run " + runId + ": an end action failed", e);
             }
         }
@@ -1034,6 +1079,16 @@ final class RunExecution implements RunSession {
     @Override
     public boolean isCancelled() {
         return ended || budget.cancelRequested();
+    }
+
+    @Override
+    public void holdResultUntil(CompletionStage<?> delivery) {
+        CompletableFuture<?> f = delivery.toCompletableFuture();
+        synchronized (endActions) {
+            if (!holdsClosed && !f.isDone()) {
+                holds.add(f);
+            }
+        }
     }
 
     @Override

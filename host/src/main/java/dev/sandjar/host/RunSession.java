@@ -2,6 +2,7 @@ package dev.sandjar.host;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -27,6 +28,19 @@ public interface RunSession {
      * that already happened). For aborting in-flight work and releasing per-run resources.
      */
     void onEnd(Runnable action);
+
+    /** The longest a run's result waits for {@link #holdResultUntil} stages after the run ends. */
+    Duration MAX_RESULT_HOLD = Duration.ofSeconds(5);
+
+    /**
+     * Holds the run's result until {@code delivery} completes: for work a bridge hands to the host
+     * off the engine thread (progress reports to a listener) that the caller should see before the
+     * result. The engine is released first; the hold only delays the result, by at most {@link
+     * #MAX_RESULT_HOLD} after the run ends, after which the result completes anyway and a warning
+     * is logged. May be called until the run's end actions have run (an {@link #onEnd} action may
+     * call it); later it has no effect. How the stage completes does not matter.
+     */
+    void holdResultUntil(CompletionStage<?> delivery);
 
     /** Adds a line to the run's log, under the log's caps. */
     void log(LogEntry.Level level, String message);

@@ -30,6 +30,50 @@ class BridgeAndEventLoopTest {
         sandbox.close();
     }
 
+    /** {@code hold()}: makes the run's result wait for {@code delivery}. */
+    private static Bridge holdBridge(java.util.concurrent.CompletableFuture<Void> delivery) {
+        return Bridge.builder("hold")
+                .guest("(host) => ({ hold: () => host.call(\"hold\") })")
+                .operation(
+                        Operation.builder("hold")
+                                .handler(
+                                        call -> {
+                                            call.session().holdResultUntil(delivery);
+                                            return null;
+                                        })
+                                .build())
+                .build();
+    }
+
+    @Test
+    void aHeldResultWaitsForItsStageWhileTheEngineServesTheNextRun() throws Exception {
+        try (Sandbox one = Sandbox.builder().poolSize(1).build()) {
+            java.util.concurrent.CompletableFuture<Void> delivery =
+                    new java.util.concurrent.CompletableFuture<>();
+            SandboxRun held =
+                    one.submit(
+                            RunRequest.builder("hold(); return 'held';")
+                                    .bridge(holdBridge(delivery))
+                                    .build());
+            // The only engine is free: a second run completes while the first result waits.
+            assertEquals(
+                    "next", one.run(RunRequest.builder("return 'next'").build()).valueOrThrow());
+            assertTrue(!held.isDone(), "the result did not wait for its stage");
+            delivery.completeExceptionally(new IllegalStateException("however it ends"));
+            assertEquals("held", held.result().get(30, TimeUnit.SECONDS).valueOrThrow());
+        }
+    }
+
+    @Test
+    void aHoldThatNeverEndsLetsTheResultGoAfterTheCap() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder("hold(); return 'released';")
+                                .bridge(holdBridge(new java.util.concurrent.CompletableFuture<>()))
+                                .build());
+        assertEquals("released", r.valueOrThrow());
+    }
+
     @Test
     void promiseAllOverFiveSlowCallsOverlapsThem() {
         TestBridges.Sleep sleep = new TestBridges.Sleep();

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -87,21 +88,29 @@ public final class Progress {
     private static final class RunProgress {
         private final RunSession session;
         private final ProgressListener listener;
+        // Timestamps derive from the same clock as the rate limit, so their gaps agree.
+        private final Instant baseInstant = Instant.now();
+        private final long baseNanos = System.nanoTime();
         private long lastDelivered = Long.MIN_VALUE;
         private int delivered;
         private long dropped;
         private boolean capNoticeLogged;
-        private final Queue<ProgressReport> queue = new ArrayDeque<>();
-        private boolean draining;
-
-        /** Held while reports go to the listener, so the end-of-run flush waits for a drain. */
-        private final Object delivering = new Object();
+        private final Queue<ProgressReport> queue = new ArrayDeque<>(); // guarded by itself
+        private boolean draining; // under queue's lock
+        private CompletableFuture<Void> drained = CompletableFuture.completedFuture(null);
 
         RunProgress(RunSession session, ProgressListener listener) {
             this.session = session;
             this.listener = listener;
-            // Every accepted report reaches the listener before the run's result completes.
-            session.onEnd(this::deliverQueued);
+            // Every accepted report reaches the listener before the run's result completes
+            // (within RunSession.MAX_RESULT_HOLD); the engine is not kept waiting for it.
+            session.onEnd(() -> session.holdResultUntil(drainedStage()));
+        }
+
+        private CompletableFuture<Void> drainedStage() {
+            synchronized (queue) {
+                return drained;
+            }
         }
 
         void offer(double percent, String message) {
@@ -130,54 +139,64 @@ public final class Progress {
             delivered++;
             ProgressReport report =
                     new ProgressReport(
-                            session.runId(), percent, message, delivered, dropped, Instant.now());
+                            session.runId(),
+                            percent,
+                            message,
+                            delivered,
+                            dropped,
+                            baseInstant.plusNanos(now - baseNanos));
             boolean start;
             synchronized (queue) {
                 queue.add(report);
                 start = !draining;
-                draining = true;
+                if (start) {
+                    draining = true;
+                    drained = new CompletableFuture<>();
+                }
             }
             if (start) {
                 session.executor().execute(this::drain);
             }
         }
 
-        /** Delivers queued reports in order, one drain at a time per run. */
+        /** Delivers queued reports in order, one drain at a time per run, off the engine thread. */
         private void drain() {
-            synchronized (delivering) {
-                for (ProgressReport next; (next = poll(true)) != null; ) {
-                    deliver(next);
+            CompletableFuture<Void> done;
+            synchronized (queue) {
+                done = drained;
+            }
+            boolean finished = false;
+            try {
+                for (ProgressReport next; (next = poll()) != null; ) {
+                    try {
+                        listener.onProgress(next);
+                    } catch (RuntimeException e) {
+                        LOG.log(
+                                Level.WARNING,
+                                "progress listener failed for run " + next.runId(),
+                                e);
+                    }
                 }
+                finished = true;
+            } finally {
+                if (!finished) { // the listener threw an Error: what is queued is lost with it
+                    synchronized (queue) {
+                        draining = false;
+                        queue.clear();
+                    }
+                }
+                done.complete(null);
             }
         }
 
-        /**
-         * At the end of the run, on the thread ending it: waits for a drain in progress, then
-         * delivers what is still queued, so no report arrives after the run's result.
-         */
-        private void deliverQueued() {
-            synchronized (delivering) {
-                for (ProgressReport next; (next = poll(false)) != null; ) {
-                    deliver(next);
-                }
-            }
-        }
-
-        private ProgressReport poll(boolean endsDrain) {
+        /** The next report; when there is none, this drain ends (atomically with the check). */
+        private ProgressReport poll() {
             synchronized (queue) {
                 ProgressReport next = queue.poll();
-                if (next == null && endsDrain) {
+                if (next == null) {
                     draining = false;
                 }
                 return next;
-            }
-        }
-
-        private void deliver(ProgressReport report) {
-            try {
-                listener.onProgress(report);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "progress listener failed for run " + report.runId(), e);
             }
         }
     }
