@@ -357,12 +357,16 @@ class SandboxTest {
                 run(
                         "let n = 0;\n"
                                 + "while (true) { try { while (true) n++; } catch (e) { n = 0; } }",
-                        Limits.builder().timeout(Duration.ofMillis(300)).build());
+                        Limits.builder().timeout(Duration.ofMillis(1000)).build());
         assertEquals(RunError.Kind.TIMEOUT, r.error().kind());
         assertTrue(
-                r.error().message().contains("CPU budget (timeout) of 300 ms"),
+                r.error().message().contains("CPU budget (timeout) of 1000 ms"),
                 r.error().message());
-        assertTrue(r.stats().guestCpuNanos() >= TimeUnit.MILLISECONDS.toNanos(250));
+        // The budget is charged from setup on, and setup includes building the engine's template
+        // the first time (hundreds of ms on a cold JVM), so the guest alone may get much less
+        // than the budget: the run as a whole used it before it was stopped.
+        long charged = r.stats().guestCpuNanos() + Math.max(0, r.stats().setupCpuNanos());
+        assertTrue(charged >= TimeUnit.MILLISECONDS.toNanos(900), r.stats().summary());
     }
 
     @Test

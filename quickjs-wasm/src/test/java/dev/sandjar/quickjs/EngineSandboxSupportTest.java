@@ -36,8 +36,14 @@ class EngineSandboxSupportTest {
                 engine.submit(
                         e -> {
                             running.countDown();
+                            // Hold the engine thread until close() has begun, so the next task is
+                            // certainly still queued when the engine closes (a fixed sleep let it
+                            // run first whenever this thread was slow to submit it).
+                            long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                             try {
-                                Thread.sleep(300);
+                                while (!e.isClosed() && System.nanoTime() < limit) {
+                                    Thread.sleep(5);
+                                }
                             } catch (InterruptedException ex) {
                                 Thread.currentThread().interrupt();
                             }

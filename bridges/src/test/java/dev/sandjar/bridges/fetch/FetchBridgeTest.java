@@ -65,7 +65,8 @@ class FetchBridgeTest {
                 "/slow",
                 ex -> {
                     slowStarts.add(System.nanoTime());
-                    sleep(300);
+                    // Long enough that five requests from a cold guest all arrive within it.
+                    sleep(1500);
                     slowEnds.add(System.nanoTime());
                     reply(ex, 200, "text/plain", "slow");
                 });

@@ -532,8 +532,10 @@ class FetchExecutorTest {
 
         assertEquals(Code.TIMEOUT, e.code());
         assertTrue(e.getMessage().contains("500 ms"), e.getMessage());
-        assertTrue(failedAfter >= 450 && failedAfter < 5000, "failed after " + failedAfter + " ms");
-        server.awaitClientClose(5000);
+        // The upper bound only has to tell a timeout from a hang, with room for a loaded machine.
+        assertTrue(
+                failedAfter >= 450 && failedAfter < 10_000, "failed after " + failedAfter + " ms");
+        server.awaitClientClose(10_000);
     }
 
     @Test
@@ -560,11 +562,13 @@ class FetchExecutorTest {
 
         long cancelledAt = System.nanoTime();
         assertTrue(future.cancel(true));
-        long closedAt = server.awaitClientClose(5000);
+        long closedAt = server.awaitClientClose(10_000);
 
         assertThrows(CancellationException.class, future::join);
+        // Promptly: well before the 15 s default timeout would have closed it, with room for a
+        // loaded machine to schedule the client and the server threads.
         assertTrue(
-                TimeUnit.NANOSECONDS.toMillis(closedAt - cancelledAt) < 2000,
+                TimeUnit.NANOSECONDS.toMillis(closedAt - cancelledAt) < 5000,
                 "closed "
                         + TimeUnit.NANOSECONDS.toMillis(closedAt - cancelledAt)
                         + " ms after cancel");
