@@ -65,7 +65,8 @@ final class CodeAnalyzer implements AutoCloseable {
                     return size() > CACHE_ENTRIES;
                 }
             };
-    private QuickJsEngine engine;
+    private QuickJsEngine engine; // guarded by this
+    private boolean closed; // guarded by this
 
     // Engine thread only.
     private JsRuntime runtime;
@@ -104,6 +105,9 @@ final class CodeAnalyzer implements AutoCloseable {
     }
 
     private synchronized QuickJsEngine engine() {
+        if (closed) {
+            throw new IllegalStateException("the sandbox is closed");
+        }
         if (engine == null || engine.isBroken()) {
             if (engine != null) {
                 engine.close();
@@ -222,6 +226,7 @@ final class CodeAnalyzer implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true; // no parse after this starts an engine nobody would close
         if (engine != null) {
             QuickJsEngine e = engine;
             engine = null;

@@ -229,7 +229,8 @@ public final class Sandbox implements AutoCloseable {
      *     at first)
      * @throws IllegalArgumentException for a duration out of range
      * @throws IllegalStateException when a warm-up run fails (the sandbox's defaults or ceilings
-     *     leave it less than it needs), or from inside a run, as {@link #run}
+     *     leave it less than it needs), when the sandbox is closed before or during the warm-up, or
+     *     from inside a run, as {@link #run}
      */
     public WarmUpReport warmUp(Duration duration) {
         Objects.requireNonNull(duration, "duration");
@@ -275,6 +276,10 @@ public final class Sandbox implements AutoCloseable {
     /** The ceilings every run's limits are clamped to. */
     public Limits ceilings() {
         return ceilings;
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     public int poolSize() {

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -47,33 +49,54 @@ final class WarmUp {
             for (SandboxRun run : inFlight) {
                 RunResult r;
                 try {
-                    r = interrupted ? run.result().join() : run.result().get();
+                    r = interrupted ? settle(run) : run.result().get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                     inFlight.forEach(SandboxRun::cancel);
-                    r = run.result().join();
+                    r = settle(run);
                 } catch (ExecutionException e) {
-                    throw new IllegalStateException("a warm-up run failed", e.getCause());
+                    inFlight.forEach(SandboxRun::cancel);
+                    throw failure(sandbox, "a warm-up run failed: " + e.getCause(), e.getCause());
                 }
-                if (r.isOk()) {
+                if (r != null && r.isOk()) {
                     runs++;
                 } else if (!interrupted) {
-                    throw new IllegalStateException(
+                    inFlight.forEach(SandboxRun::cancel);
+                    throw failure(
+                            sandbox,
                             "a warm-up run failed ("
-                                    + r.error().kind()
-                                    + ", "
-                                    + r.error()
-                                    + "); it needs about 8 MiB of heap, 1 s of CPU and 16 KiB of"
-                                    + " output, within the sandbox's defaults and ceilings");
+                                    + (r == null
+                                            ? "no result"
+                                            : r.error().kind() + ", " + r.error())
+                                    + "); it needs about 8 MiB of heap, 1 s of CPU and 10 KiB of"
+                                    + " output, within the sandbox's defaults and ceilings",
+                            null);
                 }
             }
             round++;
-        } while (!interrupted && System.nanoTime() < end);
+        } while (!interrupted && System.nanoTime() - end < 0);
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
         return new WarmUpReport(
                 runs, parses, Duration.ofNanos(System.nanoTime() - start), interrupted);
+    }
+
+    /** The result of a run already cancelled, or null when it failed outright. */
+    private static RunResult settle(SandboxRun run) {
+        try {
+            return run.result().join();
+        } catch (CompletionException | CancellationException e) {
+            return null;
+        }
+    }
+
+    /** Names a sandbox closed under the warm-up as the reason, rather than the limits. */
+    private static IllegalStateException failure(Sandbox sandbox, String message, Throwable cause) {
+        if (sandbox.isClosed()) {
+            return new IllegalStateException("the sandbox was closed during the warm-up", cause);
+        }
+        return new IllegalStateException(message, cause);
     }
 
     /** One uncached parse on the analysis engine; false when the caller was interrupted. */
@@ -88,7 +111,7 @@ final class WarmUp {
             if (Thread.currentThread().isInterrupted()) {
                 return false;
             }
-            throw e;
+            throw failure(sandbox, "the warm-up's parse failed: " + e.getMessage(), e);
         }
         if (parsed.syntaxError() != null) {
             throw new IllegalStateException(

@@ -100,6 +100,29 @@ class WarmUpTest {
     }
 
     @Test
+    void closingTheSandboxDuringAWarmUpEndsItWithThatReason() throws Exception {
+        Sandbox closing = Sandbox.builder().poolSize(1).build();
+        java.util.concurrent.CompletableFuture<Throwable> outcome =
+                new java.util.concurrent.CompletableFuture<>();
+        Thread warm =
+                new Thread(
+                        () -> {
+                            try {
+                                closing.warmUp(Duration.ofMinutes(5));
+                                outcome.complete(null);
+                            } catch (Throwable t) {
+                                outcome.complete(t);
+                            }
+                        });
+        warm.start();
+        Thread.sleep(1500); // whatever the warm-up is doing when the close comes, it must stop
+        closing.close();
+        Throwable t = outcome.get(60, TimeUnit.SECONDS);
+        assertTrue(t instanceof IllegalStateException, String.valueOf(t));
+        assertTrue(t.getMessage().contains("closed"), t.getMessage());
+    }
+
+    @Test
     void aClosedSandboxRefuses() {
         Sandbox closed = Sandbox.builder().poolSize(1).build();
         closed.close();
