@@ -282,6 +282,9 @@ final class RunExecution implements RunSession {
         protoCheckFn = template.protoCheck;
         long t1 = System.nanoTime();
         phases[1] = t1 - start; // restoring the prepared template (building it first if new)
+        // The CPU budget is the guest's: building a template (~0.15-0.3 s on a cold engine, once
+        // per engine and bridge set) is the sandbox's own cost, so the budget starts again here.
+        budget.start();
 
         runtime.setMemoryLimit(limits.heapBytes());
         runtime.setMaxStackSize(limits.stackBytes());
