@@ -488,6 +488,13 @@ class SandboxTest {
         RunResult bytes = run("return new Uint8Array(4096)", small);
         assertEquals(RunError.Kind.OUTPUT, bytes.error().kind());
 
+        // A key is written inline and escaped however long it is: 9,000 quotes are 18,002
+        // characters of JSON, over a 16,000 limit that 9,000 units of a sidecar string are not.
+        Limits mid = Limits.builder().outputBytes(16_000).build();
+        RunResult longKey = run("return {['\"'.repeat(9000)]: 1}", mid);
+        assertEquals(RunError.Kind.OUTPUT, longKey.error().kind(), String.valueOf(longKey.value()));
+        assertTrue(run("return {['x'.repeat(9000)]: 1}", mid).isOk());
+
         RunResult cut =
                 sandbox.run(
                         RunRequest.builder("return {s: 'y'.repeat(5000)}")
