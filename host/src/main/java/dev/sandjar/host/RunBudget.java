@@ -26,6 +26,7 @@ final class RunBudget {
     private final SandboxClock clock;
     private final long startWall;
     private long startCpu;
+    private boolean armed; // the CPU budget counts only from start()
     private long waitedNanos;
     private volatile boolean cancelRequested;
     private Reason reason;
@@ -38,9 +39,13 @@ final class RunBudget {
         this.startWall = startWall;
     }
 
-    /** Starts the CPU budget; call on the engine thread. */
+    /**
+     * Starts the CPU budget; call on the engine thread. Until then only the wall bound and
+     * cancellation can stop the run.
+     */
     void start() {
         startCpu = cpuNow();
+        armed = true;
     }
 
     /** The engine thread's CPU time, or elapsed time less waits where the JVM cannot tell. */
@@ -76,7 +81,7 @@ final class RunBudget {
         }
         if (cancelRequested) {
             reason = Reason.CANCELLED;
-        } else if (cpuUsedNanos() > cpuBudgetNanos) {
+        } else if (armed && cpuUsedNanos() > cpuBudgetNanos) {
             reason = Reason.CPU;
         } else if (wallRemainingNanos() <= 0) {
             reason = Reason.WALL;

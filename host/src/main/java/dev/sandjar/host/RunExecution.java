@@ -30,6 +30,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -183,28 +184,50 @@ final class RunExecution implements RunSession {
         if (held == null) {
             result.complete(done);
         }
-        if (leaked
-                || engine.currentPages() > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
-            lease.retire(); // grown past what a default run may use: start the next one fresh
+        try {
+            if (leaked
+                    || engine.currentPages()
+                            > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
+                lease.retire(); // grown past what a default run may use: start the next one fresh
+            }
+            lease.close();
+        } finally {
+            if (held != null) {
+                completeWhenDelivered(held, done);
+            }
         }
-        lease.close();
-        if (held != null) {
-            // The engine is free already; only the result waits for what the bridges deliver.
-            held.orTimeout(MAX_RESULT_HOLD.toMillis(), TimeUnit.MILLISECONDS)
-                    .whenComplete(
-                            (v, t) -> {
-                                if (t instanceof TimeoutException) {
-                                    LOG.warning(
-                                            "run "
-                                                    + runId
-                                                    + ": bridge deliveries still pending "
-                                                    + MAX_RESULT_HOLD.toSeconds()
-                                                    + " s after the run ended; the result"
-                                                    + " completes without them");
-                                }
-                                result.complete(done);
-                            });
-        }
+    }
+
+    /**
+     * Completes the result once the bridges' deliveries are done, or after {@link
+     * #MAX_RESULT_HOLD}. The engine is free already. The result completes on the sandbox's
+     * executor, never on the JDK's shared timeout thread, so a caller's blocking callback cannot
+     * stall other runs' holds.
+     */
+    private void completeWhenDelivered(CompletableFuture<Void> held, RunResult done) {
+        Executor executor =
+                task -> {
+                    try {
+                        sandbox.blockingExecutor().execute(task);
+                    } catch (RejectedExecutionException closing) {
+                        task.run();
+                    }
+                };
+        held.orTimeout(MAX_RESULT_HOLD.toMillis(), TimeUnit.MILLISECONDS)
+                .whenCompleteAsync(
+                        (v, t) -> {
+                            if (t instanceof TimeoutException) {
+                                LOG.warning(
+                                        "run "
+                                                + runId
+                                                + ": bridge deliveries still pending "
+                                                + MAX_RESULT_HOLD.toSeconds()
+                                                + " s after the run ended; the result"
+                                                + " completes without them");
+                            }
+                            result.complete(done);
+                        },
+                        executor);
     }
 
     /** What the result waits for, or null; no hold is taken after this. */
@@ -270,7 +293,6 @@ final class RunExecution implements RunSession {
     private void setup() {
         long start = System.nanoTime();
         long cpuStart = budget.cpuNow();
-        budget.start();
         bridges.addAll(request.bridges());
         template = Template.restoreFor(engine, this, bridges);
         runtime = template.runtime;
@@ -282,8 +304,9 @@ final class RunExecution implements RunSession {
         protoCheckFn = template.protoCheck;
         long t1 = System.nanoTime();
         phases[1] = t1 - start; // restoring the prepared template (building it first if new)
-        // The CPU budget is the guest's: building a template (~0.15-0.3 s on a cold engine, once
-        // per engine and bridge set) is the sandbox's own cost, so the budget starts again here.
+        // The CPU budget is the guest's: building a template (~0.15-0.6 s on a cold engine, once
+        // per engine and bridge set) is the sandbox's own cost, so the budget starts only here;
+        // until then the wall bound and cancellation still stop the run.
         budget.start();
 
         runtime.setMemoryLimit(limits.heapBytes());

@@ -14,6 +14,7 @@ import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -155,7 +156,19 @@ public final class Progress {
                 }
             }
             if (start) {
-                session.executor().execute(this::drain);
+                try {
+                    session.executor().execute(this::drain);
+                } catch (RejectedExecutionException closing) {
+                    // The sandbox is closing: nothing will deliver, so nothing may hold the result.
+                    CompletableFuture<Void> done;
+                    synchronized (queue) {
+                        dropped += queue.size();
+                        queue.clear();
+                        draining = false;
+                        done = drained;
+                    }
+                    done.complete(null);
+                }
             }
         }
 
