@@ -217,12 +217,13 @@ public final class Sandbox implements AutoCloseable {
      * slower: on 2 cores, {@code fib(25)} takes 0.1 s once compiled and up to 0.9 s during the
      * first 20 s, and the first module code waits seconds for the parser (docs/performance.md).
      *
-     * <p>The work is one small run per engine instance at a time (scripts and modules, about 120
+     * <p>Each round is, per engine instance, one run of the mix (scripts and modules, about 120
      * records in and out in the binary format, strings, regular expressions, JSON, classes,
-     * promises) and one parse of fresh module code per round on the analysis engine. It blocks the
+     * promises) and 24 small runs (one record in, a few values out: the per-run path is compiled by
+     * how often it runs), plus one parse of fresh module code on the analysis engine. It blocks the
      * caller; call it from a background thread to serve traffic meanwhile, whose runs then queue
-     * with the warm-up's, a round at a time. It stops early, with the interrupt flag set again,
-     * when the calling thread is interrupted.
+     * behind at most one round. It stops early, with the interrupt flag set again, when the calling
+     * thread is interrupted.
      *
      * @param duration more than zero and at most 10 minutes; at least one round runs, and the call
      *     may overrun it by the length of one round (a few milliseconds once warm, about a second

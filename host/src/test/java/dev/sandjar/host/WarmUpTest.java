@@ -50,13 +50,21 @@ class WarmUpTest {
         List<?> rows = (List<?>) v.get("rows");
         assertTrue(rows.size() > 60 && rows.size() < 120, "filtered rows: " + rows.size());
         assertEquals("ITEM-0", ((Map<?, ?>) rows.get(0)).get("tag"));
+        assertEquals(
+                Map.of("id", 7L, "label", "item-7#7", "score", 5.25),
+                sandbox.run(
+                                RunRequest.builder(WarmUp.SMALL)
+                                        .input("item", WarmUp.ROWS.get(7))
+                                        .build())
+                        .valueOrThrow());
     }
 
     @Test
     void aWarmUpRunsOnEveryInstanceAndTheParserAtLeastOnce() {
         WarmUpReport report = sandbox.warmUp(Duration.ofMillis(1));
-        assertTrue(report.runs() >= 2, report.toString());
-        assertEquals(report.runs() / 2, report.parses(), report.toString());
+        int perRound = 2 * (1 + WarmUp.SMALL_PER_ROUND);
+        assertTrue(report.runs() >= perRound, report.toString());
+        assertEquals(report.runs() / perRound, report.parses(), report.toString());
         assertFalse(report.interrupted());
         assertEquals(2L, sandbox.run(RunRequest.builder("return 1 + 1").build()).valueOrThrow());
     }
