@@ -241,11 +241,7 @@ final class RunExecution implements RunSession {
         if (pendingHolds.isEmpty()) {
             return null;
         }
-        // Each hold counts as done however it completes.
-        return CompletableFuture.allOf(
-                pendingHolds.stream()
-                        .map(h -> h.handle((v, t) -> null))
-                        .toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(pendingHolds.toArray(CompletableFuture[]::new));
     }
 
     private RunResult runOnEngine() {
@@ -1109,7 +1105,9 @@ final class RunExecution implements RunSession {
 
     @Override
     public void holdResultUntil(CompletionStage<?> delivery) {
-        CompletableFuture<?> f = delivery.toCompletableFuture();
+        // Any stage will do (not only a CompletableFuture), and how it completes does not matter.
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        delivery.whenComplete((v, t) -> f.complete(null));
         synchronized (endActions) {
             if (!holdsClosed && !f.isDone()) {
                 holds.add(f);
