@@ -136,7 +136,7 @@ class FetchHttpsTest {
     void nothingLeaks() throws Exception {
         if (executor != null) {
             executor.close();
-            assertEquals(0, executor.inFlightCount());
+            FetchExecutorTest.assertDrained(executor);
         }
         for (AutoCloseable closeable : closeables) {
             closeable.close();
