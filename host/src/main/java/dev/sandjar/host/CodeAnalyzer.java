@@ -83,7 +83,7 @@ final class CodeAnalyzer implements AutoCloseable {
         parse("export {}");
     }
 
-    /** Parses without the cache, so the parser runs: for {@link WarmUp}. */
+    /** Parses without the cache, so the parser runs (what {@link WarmUp} needs). */
     Parsed parseUncached(String code) {
         return engine().call(e -> parseOnEngine(e, code));
     }
@@ -95,7 +95,7 @@ final class CodeAnalyzer implements AutoCloseable {
                 return hit;
             }
         }
-        Parsed parsed = engine().call(e -> parseOnEngine(e, code));
+        Parsed parsed = parseUncached(code);
         if (code.length() <= CACHE_MAX_CHARS) {
             synchronized (cache) {
                 cache.put(code, parsed);

@@ -1,9 +1,5 @@
 package dev.sandjar.host;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -14,15 +10,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /**
- * {@link Sandbox#warmUp}: runs {@code warmup.js} through the pool, one stream per engine instance,
- * as a script and every fourth time as a module, and has the analysis engine parse a fresh piece of
- * module code each round (uncached, so the parser itself runs), until the time is up.
+ * {@link Sandbox#warmUp}: rounds until the time is up. Each round submits, per engine instance,
+ * {@code warmup.js} (as a script, every fourth time as a module) and {@link #SMALL_PER_ROUND} small
+ * runs, and has the analysis engine parse a fresh piece of module code (uncached, so the parser
+ * itself runs).
  */
 final class WarmUp {
     /** The longest warm-up a caller may ask for. */
     static final Duration MAX = Duration.ofMinutes(10);
 
-    static final String SCRIPT = load();
+    static final String SCRIPT = CodeAnalyzer.resource("warmup.js");
     static final String MODULE =
             "const work = async () => {\n" + SCRIPT + "\n};\nexport default await work();\n";
     static final List<Map<String, Object>> ROWS = rows(120);
@@ -148,16 +145,5 @@ final class WarmUp {
             rows.add(row);
         }
         return rows;
-    }
-
-    private static String load() {
-        try (InputStream in = WarmUp.class.getResourceAsStream("warmup.js")) {
-            if (in == null) {
-                throw new IllegalStateException("warmup.js is missing from the host jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
