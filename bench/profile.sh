@@ -14,7 +14,9 @@ out=bench/target/profile
 mkdir -p "$out"
 [[ -f bench/target/classpath.txt ]] || mvn -B -q -ntp -pl bench -am package -DskipTests
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-"$java" -XX:-DontCompileHugeMethods -XX:MaxNodeLimit=600000 -XX:NodeLimitFudgeFactor=20000 \
+# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
+read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+"$java" "${jit_flags[@]}" \
   -Xss4m -XX:FlightRecorderOptions:stackdepth=1024 \
   -XX:StartFlightRecording=settings=profile,filename="$out/setup.jfr" \
   -cp "$cp" dev.sandjar.bench.SetupProfile 2000 "$runs" | tee "$out/run.txt"

@@ -49,6 +49,8 @@ else
 fi
 
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-exec "$java" -XX:-DontCompileHugeMethods -XX:MaxNodeLimit=600000 -XX:NodeLimitFudgeFactor=20000 \
+# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
+read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+exec "$java" "${jit_flags[@]}" \
   -Xss4m -Dsandjar.bench.node=bench/node -Dsandjar.bench.size="$size" -cp "$cp" \
   dev.sandjar.bench.BenchMain "$mode" "$out" bench/target/bench-results $node_modules

@@ -2,6 +2,7 @@ package dev.sandjar.bench;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sandjar.host.Sandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,11 +28,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BenchMain {
     /** docs/jvm-flags.md: without them QuickJS's interpreter loop is never JIT-compiled. */
-    static final List<String> JIT_FLAGS =
-            List.of(
-                    "-XX:-DontCompileHugeMethods",
-                    "-XX:MaxNodeLimit=600000",
-                    "-XX:NodeLimitFudgeFactor=20000");
+    static final List<String> JIT_FLAGS = Sandbox.jvmFlags();
 
     static final List<String> FORK_FLAGS = concat(JIT_FLAGS, List.of("-Xss4m", "-Xms1g", "-Xmx4g"));
 

@@ -12,6 +12,7 @@ import dev.sandjar.bridges.secrets.Secrets;
 import dev.sandjar.bridges.time.Sleep;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.host.Bridge;
+import dev.sandjar.host.InvalidRequestException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -62,7 +63,7 @@ public final class Capabilities {
         public Builder withhold(String... names) {
             for (String n : names) {
                 if (!DEFAULTS.contains(n)) {
-                    throw new IllegalArgumentException(
+                    throw new InvalidRequestException(
                             "cannot withhold '"
                                     + n
                                     + "': the default capabilities are "

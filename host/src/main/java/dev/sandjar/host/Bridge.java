@@ -72,7 +72,7 @@ public final class Bridge {
         private Builder(String name) {
             Objects.requireNonNull(name, "name");
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "bridge name '" + name + "' must match " + NAME.pattern());
             }
             this.name = name;
@@ -86,7 +86,7 @@ public final class Bridge {
 
         public Builder operation(Operation op) {
             if (operations.putIfAbsent(op.name(), op) != null) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "bridge " + name + " declares operation '" + op.name() + "' twice");
             }
             return this;

@@ -52,7 +52,17 @@ final class CodeAnalyzer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int CACHE_ENTRIES = 256;
     private static final int CACHE_MAX_CHARS = 256 * 1024;
+
+    /** QuickJS's own heap limit on the analysis engine. */
     private static final long HEAP_LIMIT = 512L << 20;
+
+    /**
+     * The analysis engine's WebAssembly memory, the bound that holds (QuickJS's own counter misses
+     * allocator overhead on this build, docs/engine.md): the heap limit and half again, 768 MiB,
+     * which a parse of the largest code a sandbox accepts (codeChars' ceiling) fits in.
+     */
+    static final int MEMORY_PAGES = (int) ((HEAP_LIMIT + HEAP_LIMIT / 2) >> 16);
+
     private static final long TIME_LIMIT_NANOS = 20_000_000_000L;
 
     private final EngineOptions options;
@@ -106,7 +116,7 @@ final class CodeAnalyzer implements AutoCloseable {
 
     private synchronized QuickJsEngine engine() {
         if (closed) {
-            throw new IllegalStateException("the sandbox is closed");
+            throw new EngineException("the sandbox is closed");
         }
         if (engine == null || engine.isBroken()) {
             if (engine != null) {
@@ -216,7 +226,7 @@ final class CodeAnalyzer implements AutoCloseable {
     static String resource(String name) {
         try (InputStream in = CodeAnalyzer.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException(name + " is missing from the sandjar-host jar");
+                throw new EngineException(name + " is missing from the sandjar-host jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -219,7 +219,7 @@ public final class Limits {
 
     private static <T extends Comparable<T>> void atMost(String name, T v, T bound, String what) {
         if (v != null && bound != null && v.compareTo(bound) > 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     name + " (" + v + ") must be <= the " + what + " " + bound);
         }
     }
@@ -369,7 +369,7 @@ public final class Limits {
         private static Duration atLeast(String name, Duration d, Duration min) {
             Objects.requireNonNull(d, name);
             if (d.compareTo(min) < 0) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         name + " (" + d.toMillis() + " ms) must be >= " + min.toMillis() + " ms");
             }
             return d;
@@ -377,7 +377,7 @@ public final class Limits {
 
         private static long atLeast(String name, long v, long min) {
             if (v < min) {
-                throw new IllegalArgumentException(name + " (" + v + ") must be >= " + min);
+                throw new InvalidRequestException(name + " (" + v + ") must be >= " + min);
             }
             return v;
         }

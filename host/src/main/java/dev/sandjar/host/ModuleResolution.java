@@ -38,7 +38,7 @@ public interface ModuleResolution {
             Objects.requireNonNull(source, "source");
             bridges = List.copyOf(bridges);
             if (name.isEmpty() || name.indexOf('\0') >= 0 || name.startsWith("sandjar:")) {
-                throw new IllegalArgumentException("bad module name '" + name + "'");
+                throw new InvalidRequestException("bad module name '" + name + "'");
             }
         }
 
@@ -48,7 +48,7 @@ public interface ModuleResolution {
     }
 
     /** The import is refused; the message says why and names the specifier. */
-    final class Refused extends RuntimeException {
+    final class Refused extends RefusedException {
         private static final long serialVersionUID = 1L;
 
         public Refused(String message) {

@@ -63,7 +63,7 @@ public final class Operation {
         private Builder(String name) {
             Objects.requireNonNull(name, "name");
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "operation name '" + name + "' must match " + NAME.pattern());
             }
             this.name = name;
@@ -74,7 +74,7 @@ public final class Operation {
             if (!p.isOptional()
                     && !params.isEmpty()
                     && params.get(params.size() - 1).isOptional()) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "operation "
                                 + name
                                 + ": required parameter "
@@ -92,7 +92,7 @@ public final class Operation {
 
         public Operation build() {
             if (handler == null) {
-                throw new IllegalStateException("operation " + name + " has no handler");
+                throw new InvalidRequestException("operation " + name + " has no handler");
             }
             return new Operation(name, params, handler);
         }

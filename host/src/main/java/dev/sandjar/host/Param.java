@@ -1,6 +1,7 @@
 package dev.sandjar.host;
 
 import dev.sandjar.transport.BinaryValue;
+import dev.sandjar.transport.GuestValues;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -99,7 +100,7 @@ public final class Param {
     /** For STRING (UTF-16 units), BYTES, ARRAY (items) and OBJECT (keys): the largest size. */
     public Param maxLength(long n) {
         if (type == Type.NUMBER || type == Type.INTEGER || type == Type.BOOLEAN || n < 0) {
-            throw new IllegalArgumentException("maxLength does not apply to " + type + " " + name);
+            throw new InvalidRequestException("maxLength does not apply to " + type + " " + name);
         }
         return new Param(name, type, optional, min, n, nonFinite, ranged);
     }
@@ -107,7 +108,7 @@ public final class Param {
     /** For INTEGER and NUMBER: the inclusive range. */
     public Param range(long min, long max) {
         if ((type != Type.INTEGER && type != Type.NUMBER) || min > max) {
-            throw new IllegalArgumentException("bad range for " + type + " " + name);
+            throw new InvalidRequestException("bad range for " + type + " " + name);
         }
         return new Param(name, type, optional, min, max, nonFinite, true);
     }
@@ -115,7 +116,7 @@ public final class Param {
     /** For NUMBER: accept NaN and the infinities. */
     public Param allowNonFinite() {
         if (type != Type.NUMBER) {
-            throw new IllegalArgumentException("allowNonFinite applies to NUMBER only");
+            throw new InvalidRequestException("allowNonFinite applies to NUMBER only");
         }
         return new Param(name, type, optional, min, max, true, ranged);
     }
@@ -228,48 +229,9 @@ public final class Param {
     }
 
     private BridgeException invalid(String where, int index, String what, Object value) {
-        String got = value == null ? "" : ", got " + describe(value);
-        return new BridgeException(
-                "TypeError",
-                "INVALID_ARGUMENT",
+        String got = value == null ? "" : ", got " + GuestValues.describe(value);
+        return BridgeException.invalidArgument(
                 where + ": argument " + (index + 1) + " (" + name + ") " + what + got);
-    }
-
-    static String describe(Object v) {
-        if (v == null) {
-            return "null";
-        }
-        if (v == dev.sandjar.transport.Undefined.INSTANCE) {
-            return "undefined";
-        }
-        if (v instanceof String) {
-            return "a string";
-        }
-        if (v instanceof Long || v instanceof Double) {
-            return "a number";
-        }
-        if (v instanceof Boolean) {
-            return "a boolean";
-        }
-        if (v instanceof byte[]) {
-            return "a Uint8Array";
-        }
-        if (v instanceof BinaryValue b) {
-            return "a " + b.kind();
-        }
-        if (v instanceof List) {
-            return "an array";
-        }
-        if (v instanceof dev.sandjar.transport.JsMap) {
-            return "a Map";
-        }
-        if (v instanceof Map) {
-            return "an object";
-        }
-        if (v instanceof java.util.Set) {
-            return "a Set";
-        }
-        return "a " + v.getClass().getSimpleName();
     }
 
     @Override

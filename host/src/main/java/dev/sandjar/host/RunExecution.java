@@ -13,9 +13,9 @@ import dev.sandjar.quickjs.JsValue;
 import dev.sandjar.quickjs.ModuleLoader;
 import dev.sandjar.quickjs.QuickJsEngine;
 import dev.sandjar.quickjs.QuickJsException;
-import dev.sandjar.transport.Transport;
-import dev.sandjar.transport.TransportException;
 import dev.sandjar.transport.Undefined;
+import dev.sandjar.transport.codec.Transport;
+import dev.sandjar.transport.codec.TransportException;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,7 +170,7 @@ final class RunExecution implements RunSession {
         RunResult r;
         try {
             r = budget.cancelRequested() ? cancelledResult() : runOnEngine();
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidRequestException e) {
             end();
             result.completeExceptionally(e);
             lease.close();

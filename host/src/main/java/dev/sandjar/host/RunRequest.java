@@ -1,5 +1,7 @@
 package dev.sandjar.host;
 
+import dev.sandjar.transport.codec.Transport;
+import dev.sandjar.transport.codec.TransportException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -123,7 +125,7 @@ public final class RunRequest {
                     || name.indexOf('/') >= 0
                     || name.indexOf('\\') >= 0
                     || name.startsWith("sandjar:")) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "filename '"
                                 + name
                                 + "' must be 1 to 255 characters without NUL, '/', '\\\\' or a"
@@ -142,12 +144,33 @@ public final class RunRequest {
         public Builder global(String name, Object value) {
             Objects.requireNonNull(name, "global name");
             if (!IDENTIFIER.matcher(name).matches()) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "global name '" + name + "' must be an identifier matching " + IDENTIFIER);
             }
             globals.put(name, value);
             inputs.remove(name);
             return this;
+        }
+
+        /**
+         * A global given as JSON text, the form a command line or an HTTP body carries: plain JSON,
+         * or the transport's markers for what JSON cannot hold ({@code {"$sj":"undef"}}, {@code
+         * {"$sj":"bytes","type":"Uint8Array","base64":"..."}}, ...: docs/transport.md), exactly as
+         * {@link RunResult#valueJson()} writes them. Otherwise as {@link #global(String, Object)}.
+         *
+         * @throws InvalidRequestException naming the global when the text is not valid JSON or a
+         *     marker is malformed
+         */
+        public Builder jsonGlobal(String name, String json) {
+            Objects.requireNonNull(json, "json");
+            Object value;
+            try {
+                value = Transport.fromJson(json);
+            } catch (TransportException e) {
+                throw new InvalidRequestException(
+                        "global '" + name + "' is not valid JSON: " + e.getMessage(), e);
+            }
+            return global(name, value);
         }
 
         /**
@@ -175,7 +198,7 @@ public final class RunRequest {
             Objects.requireNonNull(bridge, "bridge");
             for (Bridge b : bridges) {
                 if (b.name().equals(bridge.name())) {
-                    throw new IllegalArgumentException(
+                    throw new InvalidRequestException(
                             "bridge '" + bridge.name() + "' is granted twice");
                 }
             }

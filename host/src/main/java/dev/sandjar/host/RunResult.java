@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.sandjar.transport.Undefined;
+import dev.sandjar.transport.codec.Transport;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -16,7 +17,7 @@ import java.util.Map;
  * The outcome of a run: its value or its error, its log, the object globals after the run, the
  * limits that were in force and what it cost. Immutable.
  *
- * <p>Values are Java forms of the guest's values ({@link dev.sandjar.transport.Transport} lists
+ * <p>Values are Java forms of the guest's values ({@link dev.sandjar.transport.GuestValues} lists
  * them): {@code null}, {@code Boolean}, {@code Long} or {@code Double}, {@code String}, {@code
  * List}, {@code Map<String, Object>}, {@code byte[]} for a {@code Uint8Array}, {@code Instant},
  * {@code BigInteger}, and the transport's types for the rest. A function returning nothing has the
@@ -82,6 +83,18 @@ public final class RunResult {
      * The value converted by Jackson, for example to a record: {@code result.valueAs(Row.class)}.
      * {@code undefined} converts as {@code null}; dates as {@code Instant}.
      */
+    /**
+     * The value as one self-contained JSON text, for output that carries no Java objects (a command
+     * line, an HTTP response): plain JSON where JSON can hold the value, and the transport's
+     * markers for the rest ({@code {"$sj":"undef"}}, bytes as base64, dates, bigints, maps, sets,
+     * ...: docs/transport.md). {@link RunRequest.Builder#jsonGlobal} reads it back.
+     *
+     * @throws SandboxException when the run failed
+     */
+    public String valueJson() {
+        return Transport.toJson(valueOrThrow(), "result");
+    }
+
     public <T> T valueAs(Class<T> type) {
         return MAPPER.convertValue(plain(valueOrThrow()), type);
     }

@@ -2,12 +2,14 @@ package dev.sandjar.host;
 
 import dev.sandjar.quickjs.EngineOptions;
 import dev.sandjar.quickjs.EnginePool;
+import dev.sandjar.quickjs.JitFlags;
 import dev.sandjar.quickjs.QuickJsEngine;
-import dev.sandjar.transport.Transport;
-import dev.sandjar.transport.TransportException;
+import dev.sandjar.transport.codec.Transport;
+import dev.sandjar.transport.codec.TransportException;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -69,7 +71,11 @@ public final class Sandbox implements AutoCloseable {
                         .withMaxMemoryPages(pagesFor(ceilings.heapBytes()))
                         .withStdout(line -> LOG.info("engine: " + line))
                         .build();
-        this.analyzer = new CodeAnalyzer(EngineOptions.builder().withMaxMemoryPages(12288).build());
+        this.analyzer =
+                new CodeAnalyzer(
+                        EngineOptions.builder()
+                                .withMaxMemoryPages(CodeAnalyzer.MEMORY_PAGES)
+                                .build());
         this.timer = new ScheduledThreadPoolExecutor(1, daemon("sandjar-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
@@ -82,12 +88,21 @@ public final class Sandbox implements AutoCloseable {
             analyzer.close();
             timer.shutdownNow();
             blocking.shutdownNow();
-            throw e;
+            throw e instanceof SandjarException se ? se : engineFailure(e);
         }
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The JVM flags guest code needs to be JIT-compiled (docs/jvm-flags.md): without them the
+     * engine's interpreter loop stays interpreted and guest code runs several times slower. Start
+     * the JVM that runs sandboxes with all of them.
+     */
+    public static List<String> jvmFlags() {
+        return JitFlags.REQUIRED;
     }
 
     /** A sandbox with a pool of one instance per core and the built-in limits. */
@@ -98,18 +113,18 @@ public final class Sandbox implements AutoCloseable {
     /**
      * Runs the request and waits for its result. Every outcome of the guest code is a {@link
      * RunResult}; a bad request (a reserved global name, code over its size limit, a global value
-     * with no JavaScript form) throws {@link IllegalArgumentException}. Interrupting the calling
+     * with no JavaScript form) throws {@link InvalidRequestException}. Interrupting the calling
      * thread cancels the run; the method then returns its cancelled result with the interrupt flag
      * set again.
      *
      * <p>Not from inside a run (a bridge handler, a log listener): that thread is an engine's, and
      * waiting there for another run can deadlock the pool (with one instance, always). It throws
-     * {@link IllegalStateException}; a handler starts the run with {@link #submit} and returns its
-     * result as a {@link java.util.concurrent.CompletionStage} instead.
+     * {@link EngineException}, as it does on a closed sandbox; a handler starts the run with {@link
+     * #submit} and returns its result as a {@link java.util.concurrent.CompletionStage} instead.
      */
     public RunResult run(RunRequest request) {
         if (QuickJsEngine.onEngineThread()) {
-            throw new IllegalStateException(
+            throw new EngineException(
                     "Sandbox.run was called from inside a run (a bridge handler or log listener),"
                             + " where waiting for another run can deadlock the pool; use"
                             + " submit(request).result() and return it as the operation's"
@@ -133,17 +148,28 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private static RuntimeException unwrap(Throwable t) {
-        return t instanceof RuntimeException re ? re : new IllegalStateException(t);
+        return t instanceof SandjarException se ? se : engineFailure(t);
+    }
+
+    private static Throwable asSandjar(Throwable t) {
+        Throwable cause =
+                t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        return cause instanceof SandjarException ? cause : engineFailure(cause);
+    }
+
+    /** The engine's own failure, as the caller sees it; its cause keeps the engine's words. */
+    static EngineException engineFailure(Throwable t) {
+        return new EngineException("the engine failed: " + t.getMessage(), t);
     }
 
     /** Starts the request and returns at once; see {@link SandboxRun}. */
     public SandboxRun submit(RunRequest request) {
         if (closed) {
-            throw new IllegalStateException("the sandbox is closed");
+            throw new EngineException("the sandbox is closed");
         }
         Limits effective = request.limits().resolve(defaults, ceilings);
         if (request.code().length() > effective.codeChars()) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "the code is "
                             + request.code().length()
                             + " characters; the limit (codeChars) is "
@@ -158,7 +184,7 @@ public final class Sandbox implements AutoCloseable {
                     globals = Transport.encode(request.globals(), "globals");
                 }
             } catch (TransportException e) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "a global cannot enter the sandbox: " + e.getMessage(), e);
             }
         }
@@ -171,7 +197,7 @@ public final class Sandbox implements AutoCloseable {
                 (l, err) -> {
                     if (err != null) {
                         if (!(err instanceof CancellationException)) {
-                            result.completeExceptionally(err);
+                            result.completeExceptionally(asSandjar(err));
                         }
                         return;
                     }
@@ -180,7 +206,7 @@ public final class Sandbox implements AutoCloseable {
                             l.replaceEngine(); // grown past this run's limit by an earlier run
                         } catch (RuntimeException e) {
                             l.close();
-                            result.completeExceptionally(e);
+                            result.completeExceptionally(asSandjar(e));
                             return;
                         }
                     }
@@ -193,7 +219,7 @@ public final class Sandbox implements AutoCloseable {
                             .whenComplete(
                                     (v, t) -> {
                                         if (t != null) {
-                                            result.completeExceptionally(t);
+                                            result.completeExceptionally(asSandjar(t));
                                             try {
                                                 l.close();
                                             } catch (IllegalStateException alreadyReturned) {
@@ -213,9 +239,9 @@ public final class Sandbox implements AutoCloseable {
 
     /**
      * Runs a built-in mix of guest work through the pool for about {@code duration}, so the JVM's
-     * JIT compiles the engine before real traffic meets it. Until it has, runs are several times
-     * slower: on 2 cores, {@code fib(25)} takes 0.1 s once compiled and up to 0.9 s during the
-     * first 20 s, and the first module code waits seconds for the parser (docs/performance.md).
+     * JIT compiles the engine before real traffic meets it. Until it has, guest code runs several
+     * times slower and the first module code waits for the parser (docs/performance.md has the
+     * measurements).
      *
      * <p>Each round is, per engine instance, one run of the mix (scripts and modules, about 120
      * records in and out in the binary format, strings, regular expressions, JSON, classes,
@@ -226,29 +252,28 @@ public final class Sandbox implements AutoCloseable {
      * thread is interrupted.
      *
      * @param duration more than zero and at most 10 minutes; at least one round runs, and the call
-     *     may overrun it by the length of one round (a few milliseconds once warm, about a second
-     *     at first)
-     * @throws IllegalArgumentException for a duration out of range
-     * @throws IllegalStateException when a warm-up run fails (the sandbox's defaults or ceilings
-     *     leave it less than it needs), when the sandbox is closed before or during the warm-up, or
-     *     from inside a run, as {@link #run}
+     *     may overrun it by the length of one round
+     * @throws InvalidRequestException for a duration out of range
+     * @throws EngineException when a warm-up run fails (the sandbox's defaults or ceilings leave it
+     *     less than it needs), when the sandbox is closed before or during the warm-up, or from
+     *     inside a run, as {@link #run}
      */
     public WarmUpReport warmUp(Duration duration) {
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative() || duration.isZero() || duration.compareTo(WarmUp.MAX) > 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "warm-up duration must be more than 0 and at most "
                             + WarmUp.MAX.toMinutes()
                             + " minutes, got "
                             + duration);
         }
         if (QuickJsEngine.onEngineThread()) {
-            throw new IllegalStateException(
+            throw new EngineException(
                     "Sandbox.warmUp was called from inside a run (a bridge handler or log"
                             + " listener), where waiting for runs can deadlock the pool");
         }
         if (closed) {
-            throw new IllegalStateException("the sandbox is closed");
+            throw new EngineException("the sandbox is closed");
         }
         return WarmUp.run(this, duration);
     }
@@ -260,7 +285,7 @@ public final class Sandbox implements AutoCloseable {
     public CodeAnalysis analyze(String code) {
         Objects.requireNonNull(code, "code");
         if (code.length() > ceilings.codeChars()) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "the code is "
                             + code.length()
                             + " characters; the ceiling (codeChars) is "
@@ -358,7 +383,7 @@ public final class Sandbox implements AutoCloseable {
         /** Engine instances, 1 to 256; the default is one per core. */
         public Builder poolSize(int size) {
             if (size < 1 || size > 256) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "poolSize (" + size + ") must be between 1 and 256");
             }
             this.poolSize = size;

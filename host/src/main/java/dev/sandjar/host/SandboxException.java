@@ -1,7 +1,7 @@
 package dev.sandjar.host;
 
 /** A run failed and the caller asked for its value anyway ({@link RunResult#valueOrThrow()}). */
-public final class SandboxException extends RuntimeException {
+public final class SandboxException extends SandjarException {
     private static final long serialVersionUID = 1L;
     private final transient RunError error;
 

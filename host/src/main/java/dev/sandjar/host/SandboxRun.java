@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>{@link #result()} completes with a {@link RunResult} for every outcome of the guest code,
  * cancellation included; it completes exceptionally only when the request itself was bad ({@link
- * IllegalArgumentException}) or the sandbox was closed.
+ * InvalidRequestException}) or the sandbox could not serve it ({@link EngineException}).
  */
 public final class SandboxRun {
     private final String runId;

@@ -8,7 +8,7 @@ import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
 import dev.sandjar.quickjs.ModuleLoader;
 import dev.sandjar.quickjs.QuickJsEngine;
-import dev.sandjar.transport.Transport;
+import dev.sandjar.transport.codec.Transport;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -94,7 +94,7 @@ final class Template {
         }
         if (all.empty == null) {
             if (!engine.openObjects().isEmpty()) {
-                throw new IllegalStateException(
+                throw new EngineException(
                         "engine is not empty before its first template: " + engine.openObjects());
             }
             all.empty = engine.snapshot();
@@ -144,7 +144,7 @@ final class Template {
             if (!f.isOk()) {
                 JsError err = f.error();
                 f.close();
-                throw new IllegalStateException(
+                throw new EngineException(
                         "bridge " + b.name() + ": its guest source failed to load: " + err);
             }
             try (JsValue fn = f.value();
@@ -162,7 +162,7 @@ final class Template {
             if (!installed.isOk()) {
                 JsError err = installed.error();
                 if (err.name().equals("SandjarReservedGlobal")) {
-                    throw new IllegalArgumentException(err.message());
+                    throw new InvalidRequestException(err.message());
                 }
                 throw run.setupFailure(err);
             }

@@ -103,11 +103,11 @@ final class WarmUp {
     }
 
     /** Names a sandbox closed under the warm-up as the reason, rather than the limits. */
-    private static IllegalStateException failure(Sandbox sandbox, String message, Throwable cause) {
+    private static EngineException failure(Sandbox sandbox, String message, Throwable cause) {
         if (sandbox.isClosed()) {
-            return new IllegalStateException("the sandbox was closed during the warm-up", cause);
+            return new EngineException("the sandbox was closed during the warm-up", cause);
         }
-        return new IllegalStateException(message, cause);
+        return new EngineException(message, cause);
     }
 
     /** One uncached parse on the analysis engine; false when the caller was interrupted. */
@@ -118,14 +118,14 @@ final class WarmUp {
         CodeAnalyzer.Parsed parsed;
         try {
             parsed = sandbox.analyzer().parseUncached(MODULE + "// warm-up round " + round + "\n");
-        } catch (IllegalStateException e) {
+        } catch (EngineException e) {
             if (Thread.currentThread().isInterrupted()) {
                 return false;
             }
             throw failure(sandbox, "the warm-up's parse failed: " + e.getMessage(), e);
         }
         if (parsed.syntaxError() != null) {
-            throw new IllegalStateException(
+            throw new EngineException(
                     "the warm-up module failed to parse: " + parsed.syntaxError());
         }
         return true;

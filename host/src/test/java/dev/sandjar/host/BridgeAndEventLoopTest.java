@@ -445,9 +445,9 @@ class BridgeAndEventLoopTest {
     void twoBridgesMayNotDefineOneGlobalAndReservedGlobalsAreRefused() {
         Bridge a = Bridge.builder("a").guest("(h) => ({ shared: 1 })").build();
         Bridge b = Bridge.builder("b").guest("(h) => ({ shared: 2 })").build();
-        IllegalArgumentException clash =
+        InvalidRequestException clash =
                 assertThrows(
-                        IllegalArgumentException.class,
+                        InvalidRequestException.class,
                         () ->
                                 sandbox.run(
                                         RunRequest.builder("return 1")
@@ -456,18 +456,18 @@ class BridgeAndEventLoopTest {
                                                 .build()));
         assertTrue(
                 clash.getMessage().contains("both define the global 'shared'"), clash.getMessage());
-        IllegalArgumentException reserved =
+        InvalidRequestException reserved =
                 assertThrows(
-                        IllegalArgumentException.class,
+                        InvalidRequestException.class,
                         () ->
                                 sandbox.run(
                                         RunRequest.builder("return 1")
                                                 .global("JSON", Map.of())
                                                 .build()));
         assertTrue(reserved.getMessage().contains("'JSON' is reserved"), reserved.getMessage());
-        IllegalArgumentException bridgeName =
+        InvalidRequestException bridgeName =
                 assertThrows(
-                        IllegalArgumentException.class,
+                        InvalidRequestException.class,
                         () ->
                                 sandbox.run(
                                         RunRequest.builder("return 1")
@@ -476,7 +476,7 @@ class BridgeAndEventLoopTest {
                                                 .build()));
         assertTrue(bridgeName.getMessage().contains("granted bridge a"), bridgeName.getMessage());
         assertThrows(
-                IllegalArgumentException.class,
+                InvalidRequestException.class,
                 () -> RunRequest.builder("x").global("not-an-identifier", 1));
     }
 

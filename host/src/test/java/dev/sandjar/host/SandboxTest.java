@@ -468,10 +468,10 @@ class SandboxTest {
         RunResult d = run("return 1");
         assertEquals(Limits.DEFAULTS.timeout(), d.limits().timeout());
         assertEquals(Duration.ofSeconds(60), d.limits().wallTimeout());
-        assertThrows(IllegalArgumentException.class, () -> Limits.builder().timeout(Duration.ZERO));
-        IllegalArgumentException raise =
+        assertThrows(InvalidRequestException.class, () -> Limits.builder().timeout(Duration.ZERO));
+        InvalidRequestException raise =
                 assertThrows(
-                        IllegalArgumentException.class,
+                        InvalidRequestException.class,
                         () ->
                                 Sandbox.builder()
                                         .ceilings(Limits.builder().heapBytes(1L << 30).build()));
@@ -510,9 +510,9 @@ class SandboxTest {
 
     @Test
     void codeOverItsSizeLimitIsRefusedBeforeAnythingRuns() {
-        IllegalArgumentException e =
+        InvalidRequestException e =
                 assertThrows(
-                        IllegalArgumentException.class,
+                        InvalidRequestException.class,
                         () ->
                                 run(
                                         "return 1;" + " ".repeat(200),

@@ -206,9 +206,9 @@ class ValuesAndConcurrencyTest {
     @Test
     void globalsTheTransportCannotCarryAreABadRequest() {
         Map<String, Object> bad = Map.of("x", new Object());
-        IllegalArgumentException e =
+        InvalidRequestException e =
                 org.junit.jupiter.api.Assertions.assertThrows(
-                        IllegalArgumentException.class, () -> run("return 1", bad));
+                        InvalidRequestException.class, () -> run("return 1", bad));
         assertTrue(e.getMessage().contains("globals.x"), e.getMessage());
     }
 

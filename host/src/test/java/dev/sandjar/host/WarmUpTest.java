@@ -72,8 +72,8 @@ class WarmUpTest {
     @Test
     void durationsOutOfRangeAreRefused() {
         for (Duration d : List.of(Duration.ZERO, Duration.ofSeconds(-1), Duration.ofMinutes(11))) {
-            IllegalArgumentException e =
-                    assertThrows(IllegalArgumentException.class, () -> sandbox.warmUp(d));
+            InvalidRequestException e =
+                    assertThrows(InvalidRequestException.class, () -> sandbox.warmUp(d));
             assertTrue(e.getMessage().contains("at most 10 minutes, got " + d), e.getMessage());
         }
     }
@@ -85,10 +85,8 @@ class WarmUpTest {
                         .poolSize(1)
                         .defaults(Limits.builder().outputBytes(1024).build())
                         .build()) {
-            IllegalStateException e =
-                    assertThrows(
-                            IllegalStateException.class,
-                            () -> tight.warmUp(Duration.ofSeconds(30)));
+            EngineException e =
+                    assertThrows(EngineException.class, () -> tight.warmUp(Duration.ofSeconds(30)));
             assertTrue(e.getMessage().contains("OUTPUT, OutputTooLarge"), e.getMessage());
             assertTrue(e.getMessage().contains("defaults and ceilings"), e.getMessage());
         }
@@ -126,7 +124,7 @@ class WarmUpTest {
         Thread.sleep(1500); // whatever the warm-up is doing when the close comes, it must stop
         closing.close();
         Throwable t = outcome.get(60, TimeUnit.SECONDS);
-        assertTrue(t instanceof IllegalStateException, String.valueOf(t));
+        assertTrue(t instanceof EngineException, String.valueOf(t));
         assertTrue(t.getMessage().contains("closed"), t.getMessage());
     }
 
@@ -134,6 +132,6 @@ class WarmUpTest {
     void aClosedSandboxRefuses() {
         Sandbox closed = Sandbox.builder().poolSize(1).build();
         closed.close();
-        assertThrows(IllegalStateException.class, () -> closed.warmUp(Duration.ofSeconds(1)));
+        assertThrows(EngineException.class, () -> closed.warmUp(Duration.ofSeconds(1)));
     }
 }

@@ -1,6 +1,7 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.ModuleResolution;
+import dev.sandjar.host.RefusedException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -74,7 +75,7 @@ public final class CatalogResolution {
      */
     public ModuleResolution moduleResolution() {
         if (!errors.isEmpty()) {
-            throw new IllegalStateException(
+            throw new RefusedException(
                     "the imports do not resolve: "
                             + String.join("; ", errors.stream().map(Problem::toString).toList()));
         }

@@ -1,5 +1,6 @@
 package dev.sandjar.packs;
 
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Operation;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -75,11 +76,11 @@ public final class HostModule {
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(packageName, "packageName");
             if (id.length() > 64 || !ID.matcher(id).matches()) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "host module id '" + id + "' must match " + ID.pattern());
             }
             if (!PackManifest.isValidPackageName(packageName)) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "'" + packageName + "' is not a valid package name");
             }
             this.id = id;
@@ -95,11 +96,11 @@ public final class HostModule {
         public Builder export(Operation operation) {
             String problem = PackManifest.exportNameProblem(operation.name());
             if (problem != null) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "host module " + id + ": export '" + operation.name() + "' " + problem);
             }
             if (exports.putIfAbsent(operation.name(), operation) != null) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "host module " + id + " exports '" + operation.name() + "' twice");
             }
             return this;
@@ -107,7 +108,7 @@ public final class HostModule {
 
         public HostModule build() {
             if (exports.isEmpty()) {
-                throw new IllegalStateException("host module " + id + " exports nothing");
+                throw new InvalidRequestException("host module " + id + " exports nothing");
             }
             return new HostModule(this);
         }

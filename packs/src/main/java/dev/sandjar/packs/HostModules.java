@@ -1,5 +1,6 @@
 package dev.sandjar.packs;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -78,7 +79,7 @@ public final class HostModules {
         public Builder add(HostModule module) {
             Objects.requireNonNull(module, "module");
             if (modules.putIfAbsent(module.id(), module) != null) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "host module '" + module.id() + "' is registered twice");
             }
             return this;

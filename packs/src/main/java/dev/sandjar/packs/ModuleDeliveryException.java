@@ -1,9 +1,10 @@
 package dev.sandjar.packs;
 
+import dev.sandjar.host.RefusedException;
 import java.util.Objects;
 
 /** A module id cannot be delivered: nothing serves it, or the catalog withholds it. */
-public final class ModuleDeliveryException extends RuntimeException {
+public final class ModuleDeliveryException extends RefusedException {
     private static final long serialVersionUID = 1L;
 
     /** What a server maps the refusal to: 404 and 403. */

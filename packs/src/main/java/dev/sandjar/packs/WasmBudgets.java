@@ -1,5 +1,6 @@
 package dev.sandjar.packs;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -26,18 +27,18 @@ public record WasmBudgets(
         within("callTimeout", callTimeout, Duration.ofSeconds(5));
         within("runTime", runTime, Duration.ofSeconds(30));
         if (callsPerRun < 1 || callsPerRun > 256) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "callsPerRun (" + callsPerRun + ") must be between 1 and 256");
         }
         if (concurrentCalls < 1 || concurrentCalls > 2) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "concurrentCalls (" + concurrentCalls + ") must be 1 or 2");
         }
     }
 
     private static void within(String name, Duration d, Duration max) {
         if (d.isNegative() || d.isZero() || d.compareTo(max) > 0) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     name
                             + " ("
                             + d.toMillis()

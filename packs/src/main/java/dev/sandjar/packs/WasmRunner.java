@@ -97,9 +97,7 @@ final class WasmRunner {
         if (v instanceof Double d) {
             return d;
         }
-        throw new BridgeException(
-                "TypeError",
-                "INVALID_ARGUMENT",
+        throw BridgeException.invalidArgument(
                 where + ": argument " + (index + 1) + " must be a number");
     }
 
@@ -171,8 +169,7 @@ final class WasmRunner {
         CompletableFuture<Object> submit(Call call) {
             synchronized (this) {
                 if (ended) {
-                    throw new BridgeException(
-                            "CancelledError", "CANCELLED", call.where + ": the run has ended");
+                    throw BridgeException.cancelled(call.where + ": the run has ended");
                 }
                 if (calls >= budgets.callsPerRun()) {
                     throw new BridgeException(
@@ -229,8 +226,7 @@ final class WasmRunner {
                 if (ended) {
                     done(call, 0);
                     call.result.completeExceptionally(
-                            new BridgeException(
-                                    "CancelledError", "CANCELLED", call.where + ": the run ended"));
+                            BridgeException.cancelled(call.where + ": the run ended"));
                     return;
                 }
                 long remaining = budgets.runTime().toNanos() - usedNanos;
@@ -267,10 +263,7 @@ final class WasmRunner {
                                                 + ": ran longer than "
                                                 + TimeUnit.NANOSECONDS.toMillis(timeout)
                                                 + " ms and was stopped")
-                                : new BridgeException(
-                                        "CancelledError",
-                                        "CANCELLED",
-                                        call.where + ": the run ended"));
+                                : BridgeException.cancelled(call.where + ": the run ended"));
             } else if (failure != null) {
                 call.result.completeExceptionally(failed(call.where, failure));
             } else {
@@ -294,8 +287,7 @@ final class WasmRunner {
                 stop = List.copyOf(active);
                 for (Call c : waiting) {
                     c.result.completeExceptionally(
-                            new BridgeException(
-                                    "CancelledError", "CANCELLED", c.where + ": the run ended"));
+                            BridgeException.cancelled(c.where + ": the run ended"));
                 }
                 waiting.clear();
             }

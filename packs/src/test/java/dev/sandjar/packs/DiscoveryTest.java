@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.RefusedException;
 import dev.sandjar.host.Sandbox;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -419,7 +420,7 @@ class DiscoveryTest {
                         "'@acme/geo/extra': pack @acme/geo has no public module 'extra'; it"
                                 + " offers: @acme/geo"),
                 r.errors().stream().map(Object::toString).toList());
-        assertThrows(IllegalStateException.class, r::moduleResolution);
+        assertThrows(RefusedException.class, r::moduleResolution);
     }
 
     @Test

@@ -15,7 +15,7 @@ public final class EngineOptions {
     /** The binary's own declared maximum: 32,768 pages (2 GiB). */
     public static final int MAX_MEMORY_PAGES = 32768;
 
-    /** The engine thread's JVM stack: QuickJS's recursion runs on it (DESIGN.md). */
+    /** The engine thread's JVM stack: QuickJS's recursion runs on it (docs/engine.md). */
     public static final long DEFAULT_THREAD_STACK_BYTES = 256L << 20;
 
     private final int maxMemoryPages;

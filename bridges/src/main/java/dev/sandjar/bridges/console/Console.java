@@ -56,17 +56,13 @@ public final class Console {
                     case "error" -> LogEntry.Level.ERROR;
                     case "debug" -> LogEntry.Level.DEBUG;
                     default ->
-                            throw new BridgeException(
-                                    "TypeError",
-                                    "INVALID_ARGUMENT",
+                            throw BridgeException.invalidArgument(
                                     call.where() + ": unknown level '" + call.string(0) + "'");
                 };
         StringBuilder kept = new StringBuilder();
         for (Object piece : call.array(1)) {
             if (!(piece instanceof String s) || s.length() > PIECE_CHARS) {
-                throw new BridgeException(
-                        "TypeError",
-                        "INVALID_ARGUMENT",
+                throw BridgeException.invalidArgument(
                         call.where() + ": each piece must be a string of at most " + PIECE_CHARS);
             }
             kept.append(s);

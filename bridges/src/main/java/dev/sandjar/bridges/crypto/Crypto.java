@@ -162,19 +162,14 @@ public final class Crypto {
             StringBuilder s = new StringBuilder();
             for (Object piece : pieces) {
                 if (!(piece instanceof String p)) {
-                    throw new BridgeException(
-                            "TypeError",
-                            "INVALID_ARGUMENT",
+                    throw BridgeException.invalidArgument(
                             where + ": " + what + " must be a string or bytes");
                 }
                 s.append(p);
             }
             return s.toString().getBytes(StandardCharsets.UTF_8);
         }
-        throw new BridgeException(
-                "TypeError",
-                "INVALID_ARGUMENT",
-                where + ": " + what + " must be a string or bytes");
+        throw BridgeException.invalidArgument(where + ": " + what + " must be a string or bytes");
     }
 
     private static MessageDigest newDigest(String algorithm) {

@@ -3,6 +3,7 @@ package dev.sandjar.bridges.fetch;
 import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
@@ -43,7 +44,7 @@ public final class Fetch implements AutoCloseable {
 
     private Fetch(FetchConfig config, int maxCalls) {
         if (maxCalls < 1 || maxCalls > MAX_CALLS) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "maxCalls (" + maxCalls + ") must be between 1 and " + MAX_CALLS);
         }
         this.executor = FetchExecutor.create(config);

@@ -1,5 +1,6 @@
 package dev.sandjar.bridges.fetch;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -103,7 +104,7 @@ public final class FetchConfig {
         public Builder withTimeout(Duration timeout) {
             Objects.requireNonNull(timeout, "timeout");
             if (timeout.toMillis() < 1 || timeout.compareTo(MAX_TIMEOUT) > 0) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "timeout ("
                                 + timeout.toMillis()
                                 + " ms) must be between 1 ms and "
@@ -116,7 +117,7 @@ public final class FetchConfig {
 
         public Builder withMaxBodyBytes(long maxBodyBytes) {
             if (maxBodyBytes < 1 || maxBodyBytes > MAX_BODY_BYTES) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "maxBodyBytes ("
                                 + maxBodyBytes
                                 + ") must be between 1 and "
@@ -128,7 +129,7 @@ public final class FetchConfig {
 
         public Builder withMaxRedirects(int maxRedirects) {
             if (maxRedirects < 0 || maxRedirects > MAX_REDIRECTS) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "maxRedirects ("
                                 + maxRedirects
                                 + ") must be between 0 and "
@@ -157,7 +158,7 @@ public final class FetchConfig {
 
         public Builder withMaxTlsClients(int maxTlsClients) {
             if (maxTlsClients < 1 || maxTlsClients > MAX_TLS_CLIENTS) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         "maxTlsClients ("
                                 + maxTlsClients
                                 + ") must be between 1 and "

@@ -1,10 +1,12 @@
 package dev.sandjar.bridges.fetch;
 
+import dev.sandjar.host.SandjarException;
+
 /**
  * Why a fetch did not produce a response. One type for every failure; callers branch on {@link
  * #code()}, and the message says what was wrong and, where there is one, what the limit is.
  */
-public final class FetchException extends RuntimeException {
+public final class FetchException extends SandjarException {
     private static final long serialVersionUID = 1L;
 
     /** Stable, machine-readable reasons. */
@@ -37,7 +39,7 @@ public final class FetchException extends RuntimeException {
 
     FetchException(Code code, String message, Throwable cause) {
         // Timeouts and aborts are control flow: the stack says nothing the message does not.
-        super(message, cause, true, code != Code.TIMEOUT && code != Code.ABORTED);
+        super(message, cause, code != Code.TIMEOUT && code != Code.ABORTED);
         this.code = code;
     }
 

@@ -1,6 +1,7 @@
 package dev.sandjar.bridges.format;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.transport.GuestValues;
 import dev.sandjar.transport.Undefined;
 import java.util.Collections;
 import java.util.List;
@@ -138,7 +139,7 @@ final class Options {
     }
 
     static BridgeException typeError(String where, String message) {
-        return new BridgeException("TypeError", "INVALID_ARGUMENT", where + ": " + message);
+        return BridgeException.invalidArgument(where + ": " + message);
     }
 
     static String quoted(List<String> choices) {
@@ -150,6 +151,7 @@ final class Options {
         return b.toString();
     }
 
+    /** An option's value for a message: short strings and numbers as they are, else its kind. */
     static String describe(Object v) {
         if (v instanceof String s) {
             return "'" + (s.length() > 40 ? s.substring(0, 40) + "..." : s) + "'";
@@ -162,12 +164,6 @@ final class Options {
                     ? String.valueOf(d.longValue())
                     : String.valueOf(d);
         }
-        if (v instanceof List) {
-            return "an array";
-        }
-        if (v instanceof Map) {
-            return "an object";
-        }
-        return v == null ? "null" : "a " + v.getClass().getSimpleName();
+        return GuestValues.describe(v);
     }
 }

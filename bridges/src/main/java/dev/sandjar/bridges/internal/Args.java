@@ -1,10 +1,7 @@
 package dev.sandjar.bridges.internal;
 
 import dev.sandjar.host.BridgeException;
-import dev.sandjar.transport.Undefined;
-import java.math.BigInteger;
-import java.util.List;
-import java.util.Map;
+import dev.sandjar.transport.GuestValues;
 
 /**
  * Checks for the bridge arguments the host's {@code Param} types do not cover. Not API.
@@ -25,10 +22,8 @@ public final class Args {
         if (value instanceof Double d) {
             return d;
         }
-        throw new BridgeException(
-                "TypeError",
-                "INVALID_ARGUMENT",
-                where + ": " + name + " must be a number, got " + describe(value));
+        throw BridgeException.invalidArgument(
+                where + ": " + name + " must be a number, got " + GuestValues.describe(value));
     }
 
     /** A number as JavaScript prints it: {@code 5}, {@code 2.5}, {@code NaN}, {@code Infinity}. */
@@ -37,37 +32,5 @@ public final class Args {
             return String.valueOf((long) d);
         }
         return String.valueOf(d);
-    }
-
-    /** What kind of guest value this is, for messages: "a string", "a bigint", "null". */
-    public static String describe(Object v) {
-        if (v == null) {
-            return "null";
-        }
-        if (v == Undefined.INSTANCE) {
-            return "undefined";
-        }
-        if (v instanceof String) {
-            return "a string";
-        }
-        if (v instanceof Long || v instanceof Double) {
-            return "a number";
-        }
-        if (v instanceof BigInteger) {
-            return "a bigint";
-        }
-        if (v instanceof Boolean) {
-            return "a boolean";
-        }
-        if (v instanceof byte[]) {
-            return "a Uint8Array";
-        }
-        if (v instanceof List) {
-            return "an array";
-        }
-        if (v instanceof Map) {
-            return "an object";
-        }
-        return "a " + v.getClass().getSimpleName();
     }
 }

@@ -1,5 +1,6 @@
 package dev.sandjar.bridges.secrets;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -41,7 +42,7 @@ public interface SecretStore {
     /** As {@link #fromEnvironment(String)}, over a given environment (for tests). */
     static SecretStore fromEnvironment(String prefix, Map<String, String> environment) {
         if (prefix == null || prefix.isEmpty()) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "an environment secret prefix must not be empty: a run would see every"
                             + " variable");
         }

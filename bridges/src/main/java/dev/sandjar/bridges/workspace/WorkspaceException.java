@@ -1,5 +1,7 @@
 package dev.sandjar.bridges.workspace;
 
+import dev.sandjar.host.SandjarException;
+
 /**
  * A workspace operation was refused or failed. {@link #code()} is stable and meant for machines
  * (the bridge maps it to the guest's error); the message names the operation, the guest path and,
@@ -7,7 +9,7 @@ package dev.sandjar.bridges.workspace;
  * path, so it is safe to show the guest. {@link #getCause()}, when present, is the underlying
  * {@link java.io.IOException} for host logs only: it may name host paths.
  */
-public final class WorkspaceException extends RuntimeException {
+public final class WorkspaceException extends SandjarException {
     private static final long serialVersionUID = 1L;
 
     /** What went wrong, grouped by what a caller does about it. */
@@ -45,7 +47,7 @@ public final class WorkspaceException extends RuntimeException {
 
     WorkspaceException(Code code, String message, Throwable cause) {
         // Cancellation is control flow: skip the stack trace, as the engine's interrupts do.
-        super(message, cause, true, code != Code.CANCELLED);
+        super(message, cause, code != Code.CANCELLED);
         this.code = code;
     }
 

@@ -1,5 +1,7 @@
 package dev.sandjar.bridges.workspace;
 
+import dev.sandjar.host.InvalidRequestException;
+
 /**
  * Size caps for one workspace (one run). Immutable; each value is validated where it is set.
  *
@@ -139,7 +141,7 @@ public final class WorkspaceLimits {
 
         private static long checked(String name, long value, long ceiling) {
             if (value < 0 || value > ceiling) {
-                throw new IllegalArgumentException(
+                throw new InvalidRequestException(
                         String.format("%s (%d) must be between 0 and %d", name, value, ceiling));
             }
             return value;

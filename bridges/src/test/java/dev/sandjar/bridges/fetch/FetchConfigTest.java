@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -56,7 +57,6 @@ class FetchConfigTest {
     }
 
     private static void assertMessage(String message, Executable executable) {
-        assertEquals(
-                message, assertThrows(IllegalArgumentException.class, executable).getMessage());
+        assertEquals(message, assertThrows(InvalidRequestException.class, executable).getMessage());
     }
 }

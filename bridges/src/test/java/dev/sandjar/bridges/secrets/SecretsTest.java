@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.sandjar.host.Bridge;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
@@ -98,6 +99,6 @@ class SecretsTest {
                         "APP_SECRET_", Map.of("APP_SECRET_TOKEN", "t", "PATH", "/bin"));
         assertEquals(Set.of("TOKEN"), env.names());
         assertEquals("t", env.get("TOKEN").orElseThrow());
-        assertThrows(IllegalArgumentException.class, () -> SecretStore.fromEnvironment(""));
+        assertThrows(InvalidRequestException.class, () -> SecretStore.fromEnvironment(""));
     }
 }

@@ -3,6 +3,7 @@ package dev.sandjar.bridges.workspace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.util.function.LongConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -37,13 +38,13 @@ class WorkspaceLimitsTest {
     private static void assertRange(String name, long ceiling, LongConsumer setter) {
         setter.accept(0);
         setter.accept(ceiling);
-        IllegalArgumentException over =
-                assertThrows(IllegalArgumentException.class, () -> setter.accept(ceiling + 1));
+        InvalidRequestException over =
+                assertThrows(InvalidRequestException.class, () -> setter.accept(ceiling + 1));
         assertEquals(
                 name + " (" + (ceiling + 1) + ") must be between 0 and " + ceiling,
                 over.getMessage());
-        IllegalArgumentException negative =
-                assertThrows(IllegalArgumentException.class, () -> setter.accept(-1));
+        InvalidRequestException negative =
+                assertThrows(InvalidRequestException.class, () -> setter.accept(-1));
         assertEquals(name + " (-1) must be between 0 and " + ceiling, negative.getMessage());
     }
 }

@@ -7,6 +7,7 @@ import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.workspace.FilesystemAccess;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.bridges.workspace.WorkspaceLimits;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
@@ -19,8 +20,6 @@ import dev.sandjar.packs.Diagnostic;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleSummary;
 import dev.sandjar.packs.PackDocs;
-import dev.sandjar.transport.Transport;
-import dev.sandjar.transport.TransportException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +48,10 @@ import java.util.concurrent.ExecutionException;
  * diagnostics (exit 2 when any is an error) and a pack's SKILL.md. Bad usage exits 1.
  */
 public final class SandjarCli {
+    // The flags' bounds are the sandbox's ceilings (Limits, their one home).
+    private static final long MAX_TIMEOUT_MS = Limits.CEILINGS.timeout().toMillis();
+    private static final long MAX_MEMORY_MB = Limits.CEILINGS.heapBytes() >> 20;
+
     static final String USAGE =
             String.join(
                     "\n",
@@ -56,8 +59,16 @@ public final class SandjarCli {
                     "       sandjar packs list|validate [--packs DIR]...",
                     "       sandjar packs docs NAME [--packs DIR]...",
                     "run options:",
-                    "  --timeout-ms N           guest CPU budget in ms (default 30000, 1..600000)",
-                    "  --memory-mb N            guest heap limit in MiB (default 64, 1..512)",
+                    "  --timeout-ms N           guest CPU budget in ms (default "
+                            + Limits.DEFAULTS.timeout().toMillis()
+                            + ", 1.."
+                            + MAX_TIMEOUT_MS
+                            + ")",
+                    "  --memory-mb N            guest heap limit in MiB (default "
+                            + (Limits.DEFAULTS.heapBytes() >> 20)
+                            + ", 1.."
+                            + MAX_MEMORY_MB
+                            + ")",
                     "  --global NAME=JSON       define a global from JSON (repeatable; transport"
                             + " markers allowed)",
                     "  --stats                  print the run's statistics on stderr",
@@ -151,17 +162,20 @@ public final class SandjarCli {
                 }
                 request.modules(modules.moduleResolution());
             }
+            options.globals.forEach(
+                    (name, json) -> {
+                        try {
+                            request.jsonGlobal(name, json);
+                        } catch (InvalidRequestException e) {
+                            throw new IllegalArgumentException(e.getMessage(), e);
+                        }
+                    });
             request.filename(options.file.getFileName().toString())
-                    .limits(
-                            Limits.builder()
-                                    .timeout(Duration.ofMillis(options.timeoutMs))
-                                    .heapBytes(options.memoryMb << 20)
-                                    .build())
-                    .globals(options.globals)
+                    .limits(options.limits())
                     .bridges(caps.build())
                     .onLog(line -> err.println(format(line)));
             return execute(sandbox, request.build(), options.stats, out, err);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | InvalidRequestException e) {
             err.println("error: usage: " + e.getMessage());
             return 1;
         } catch (RuntimeException e) {
@@ -189,7 +203,7 @@ public final class SandjarCli {
         try {
             result = run.result().get();
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof IllegalArgumentException bad) {
+            if (e.getCause() instanceof InvalidRequestException bad) {
                 err.println("error: usage: " + bad.getMessage());
                 return 1;
             }
@@ -210,7 +224,7 @@ public final class SandjarCli {
             err.println("stats: " + result.stats().summary());
         }
         if (result.isOk()) {
-            out.println(Transport.toJson(result.value(), "result"));
+            out.println(result.valueJson());
             return 0;
         }
         err.println(describe(result.error()));
@@ -278,10 +292,10 @@ public final class SandjarCli {
 
     static final class Options {
         Path file;
-        long timeoutMs = 30_000;
-        long memoryMb = 64;
+        Long timeoutMs; // null: the sandbox's default
+        Long memoryMb;
         boolean stats;
-        final Map<String, Object> globals = new LinkedHashMap<>();
+        final Map<String, String> globals = new LinkedHashMap<>(); // name to JSON text
         final List<Path> packs = new ArrayList<>();
         boolean fetch;
         boolean allowPrivateNetwork;
@@ -301,8 +315,8 @@ public final class SandjarCli {
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
-                    case "--timeout-ms" -> o.timeoutMs = number(args, ++i, a, 1, 600_000);
-                    case "--memory-mb" -> o.memoryMb = number(args, ++i, a, 1, 512);
+                    case "--timeout-ms" -> o.timeoutMs = number(args, ++i, a, 1, MAX_TIMEOUT_MS);
+                    case "--memory-mb" -> o.memoryMb = number(args, ++i, a, 1, MAX_MEMORY_MB);
                     case "--stats" -> o.stats = true;
                     case "--global" -> o.global(value(args, ++i, a));
                     case "--packs" -> o.packs.add(directory(value(args, ++i, a), a));
@@ -369,13 +383,19 @@ public final class SandjarCli {
             if (eq <= 0) {
                 throw new IllegalArgumentException("--global needs NAME=JSON, got '" + spec + "'");
             }
-            String name = spec.substring(0, eq);
-            try {
-                globals.put(name, Transport.fromJson(spec.substring(eq + 1)));
-            } catch (TransportException e) {
-                throw new IllegalArgumentException(
-                        "--global " + name + ": not valid JSON: " + e.getMessage());
+            globals.put(spec.substring(0, eq), spec.substring(eq + 1));
+        }
+
+        /** Only what the flags set: the rest falls back to the sandbox's defaults. */
+        Limits limits() {
+            Limits.Builder b = Limits.builder();
+            if (timeoutMs != null) {
+                b.timeout(Duration.ofMillis(timeoutMs));
             }
+            if (memoryMb != null) {
+                b.heapBytes(memoryMb << 20);
+            }
+            return b.build();
         }
 
         private void secret(String spec) {

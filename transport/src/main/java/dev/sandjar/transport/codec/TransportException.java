@@ -1,4 +1,4 @@
-package dev.sandjar.transport;
+package dev.sandjar.transport.codec;
 
 /** A value cannot cross the boundary; the message names its path and why. */
 public final class TransportException extends RuntimeException {

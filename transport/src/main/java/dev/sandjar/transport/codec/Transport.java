@@ -1,4 +1,4 @@
-package dev.sandjar.transport;
+package dev.sandjar.transport.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -6,6 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sandjar.transport.BinaryValue;
+import dev.sandjar.transport.JsErrorValue;
+import dev.sandjar.transport.JsMap;
+import dev.sandjar.transport.JsRegExp;
+import dev.sandjar.transport.Undefined;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

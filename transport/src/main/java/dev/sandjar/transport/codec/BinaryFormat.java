@@ -1,5 +1,7 @@
-package dev.sandjar.transport;
+package dev.sandjar.transport.codec;
 
+import dev.sandjar.transport.JsMap;
+import dev.sandjar.transport.Undefined;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.sandjar.transport;
+package dev.sandjar.transport.codec;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,6 +11,10 @@ import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
 import dev.sandjar.quickjs.QuickJsEngine;
+import dev.sandjar.transport.JsErrorValue;
+import dev.sandjar.transport.JsMap;
+import dev.sandjar.transport.JsRegExp;
+import dev.sandjar.transport.Undefined;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.ArrayList;

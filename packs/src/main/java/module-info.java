@@ -1,0 +1,15 @@
+/**
+ * Sandbox packs: manifests, discovery, the module catalog and its delivery, the enforcing loader,
+ * host and WASM modules behind generated facades, and the shipped packs (docs/packs.md). {@code
+ * dev.sandjar.packs} is the API; the host modules' implementations live in {@code
+ * dev.sandjar.packs.internal.*}, exported to nobody.
+ */
+module dev.sandjar.packs {
+    requires transitive dev.sandjar.host;
+    requires com.dylibso.chicory.runtime;
+    requires com.dylibso.chicory.wasm;
+    requires com.fasterxml.jackson.databind;
+    requires java.logging;
+
+    exports dev.sandjar.packs;
+}
