@@ -12,6 +12,7 @@ import dev.sandjar.transport.Undefined;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
+import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,9 +35,10 @@ import javax.script.SimpleBindings;
  * <p>An engine from {@link SandjarScriptEngineFactory#getScriptEngine()} (and so from {@code
  * ScriptEngineManager}) owns a sandbox it creates on first use with the built-in limits (30 s of
  * CPU, 64 MiB of heap, ...) and a pool of one engine instance per core; {@link #close()} closes it.
- * Close such an engine, or its sandbox's pool stays alive until the JVM exits. An engine from
- * {@link #create(Sandbox, RunRequest)} uses the caller's sandbox and never closes it: the caller
- * owns it, and its {@link #close()} only refuses further evals.
+ * Close such an engine: otherwise its sandbox is closed only after the engine has become
+ * unreachable and the garbage collector has noticed (a {@link Cleaner}). An engine from {@link
+ * #create(Sandbox, RunRequest)} uses the caller's sandbox and never closes it: the caller owns it,
+ * and its {@link #close()} only refuses further evals.
  *
  * <p>The engine is thread-safe ({@code THREADING} is {@code THREAD-ISOLATED}): evals from any
  * number of threads run in parallel up to the sandbox's pool size, each in its own QuickJS runtime.
@@ -97,18 +99,57 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
 
     private static final String CONTEXT_KEYS = "javax.script.";
 
+    /** Closes the sandbox of a factory-made engine that became unreachable without close(). */
+    private static final Cleaner CLEANER = Cleaner.create();
+
     private final SandjarScriptEngineFactory factory;
     private final RunRequest defaults;
-    private final boolean ownsSandbox;
-    private final Object lock = new Object();
-    private Sandbox sandbox; // guarded by lock
-    private boolean closed; // guarded by lock
+    private final State state;
+    private final Cleaner.Cleanable cleanable;
 
     SandjarScriptEngine(SandjarScriptEngineFactory factory, Sandbox sandbox, RunRequest defaults) {
         this.factory = factory;
-        this.sandbox = sandbox;
-        this.ownsSandbox = sandbox == null;
         this.defaults = defaults;
+        this.state = new State(sandbox);
+        this.cleanable = state.owns ? CLEANER.register(this, state) : null;
+    }
+
+    /**
+     * The sandbox and whether the engine is closed; also the cleaning action, so it must not refer
+     * to the engine.
+     */
+    private static final class State implements Runnable {
+        final boolean owns;
+        private Sandbox sandbox; // guarded by this
+        private boolean closed; // guarded by this
+
+        State(Sandbox callers) {
+            this.owns = callers == null;
+            this.sandbox = callers;
+        }
+
+        synchronized Sandbox sandbox() {
+            if (closed) {
+                throw new IllegalStateException("the script engine is closed");
+            }
+            if (sandbox == null) {
+                sandbox = Sandbox.create();
+            }
+            return sandbox;
+        }
+
+        /** Marks the engine closed; closes the sandbox if the engine made it. */
+        @Override
+        public void run() {
+            Sandbox toClose;
+            synchronized (this) {
+                closed = true;
+                toClose = owns ? sandbox : null;
+            }
+            if (toClose != null) {
+                toClose.close();
+            }
+        }
     }
 
     /** An engine over the caller's sandbox, with no defaults beyond the sandbox's. */
@@ -187,13 +228,10 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
      */
     @Override
     public void close() {
-        Sandbox toClose;
-        synchronized (lock) {
-            closed = true;
-            toClose = ownsSandbox ? sandbox : null;
-        }
-        if (toClose != null) {
-            toClose.close();
+        if (cleanable != null) {
+            cleanable.clean(); // runs state.run() once
+        } else {
+            state.run();
         }
     }
 
@@ -397,14 +435,6 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
     }
 
     Sandbox sandbox() {
-        synchronized (lock) {
-            if (closed) {
-                throw new IllegalStateException("the script engine is closed");
-            }
-            if (sandbox == null) {
-                sandbox = Sandbox.create();
-            }
-            return sandbox;
-        }
+        return state.sandbox();
     }
 }

@@ -139,6 +139,7 @@ class ScriptEngineTest {
                 (byte[]) engine.eval("return new Uint8Array([1, 2, 255])"));
         assertNull(engine.eval("return null"));
         assertNull(engine.eval("return undefined"));
+        assertEquals(42L, engine.eval("export const unused = 1;\nexport default 6 * 7;"));
         // No return: the last expression is not the result (documented).
         assertNull(engine.eval("const x = 1;\nx + 1;"));
     }
