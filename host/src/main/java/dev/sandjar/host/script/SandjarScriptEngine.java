@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -210,6 +211,8 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
             analysis = sandbox().analyze(script);
         } catch (IllegalArgumentException e) {
             throw scriptException("the code was refused: " + e.getMessage(), e);
+        } finally {
+            Reference.reachabilityFence(this);
         }
         if (analysis.syntaxError() != null) {
             throw new SandjarScriptException(analysis.syntaxError(), filename(getContext()));
@@ -296,6 +299,9 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
             result = sandbox().run(request);
         } catch (IllegalArgumentException e) {
             throw refused(e, passed, invokeArgs);
+        } finally {
+            // `this` is not used after the call starts: keep the cleaner off the sandbox meanwhile
+            Reference.reachabilityFence(this);
         }
         IOException logFailure = writeLog(result.logs(), context);
         if (!result.isOk()) {
