@@ -30,7 +30,7 @@ import javax.script.ScriptException;
  * on every call. The arguments cross as the bindings do, as the run's global {@value
  * SandjarScriptEngine#INVOKE_GLOBAL}, and the engine's default context supplies the bindings. A
  * body that returns at the top level ends the run before the call, and the call fails; so does a
- * module (code with a top-level {@code export}), whose functions are not reachable from its body.
+ * module (code with a top-level {@code export}): it runs as written, with no body to follow.
  *
  * <p>{@link #getInterface(Class)} returns a proxy whose every method is such an invocation, after
  * one run that checks the script defines each of the interface's abstract methods as a function.
