@@ -11,6 +11,11 @@ module dev.sandjar.host {
     requires com.fasterxml.jackson.datatype.jsr310;
     requires java.logging;
     requires java.management;
+    requires transitive java.scripting; // the JSR-223 engine's types
 
     exports dev.sandjar.host;
+    exports dev.sandjar.host.script;
+
+    provides javax.script.ScriptEngineFactory with
+            dev.sandjar.host.script.SandjarScriptEngineFactory;
 }

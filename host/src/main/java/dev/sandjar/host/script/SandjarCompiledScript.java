@@ -1,5 +1,6 @@
 package dev.sandjar.host.script;
 
+import dev.sandjar.host.EngineException;
 import dev.sandjar.host.RunResult;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -161,7 +162,7 @@ public final class SandjarCompiledScript extends CompiledScript implements Invoc
                             List.of(),
                             null);
         } catch (ScriptException e) {
-            throw new IllegalStateException(
+            throw new EngineException(
                     "checking the script for " + type.getName() + " failed: " + e.getMessage(), e);
         }
         if (!(outcome.get("defined") instanceof Map<?, ?> defined)

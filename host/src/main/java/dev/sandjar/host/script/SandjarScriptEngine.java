@@ -1,14 +1,16 @@
 package dev.sandjar.host.script;
 
 import dev.sandjar.host.CodeAnalysis;
+import dev.sandjar.host.EngineException;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.transport.Transport;
-import dev.sandjar.transport.TransportException;
 import dev.sandjar.transport.Undefined;
+import dev.sandjar.transport.codec.Transport;
+import dev.sandjar.transport.codec.TransportException;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
@@ -131,7 +133,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
 
         synchronized Sandbox sandbox() {
             if (closed) {
-                throw new IllegalStateException("the script engine is closed");
+                throw new EngineException("the script engine is closed");
             }
             if (sandbox == null) {
                 sandbox = Sandbox.create();
@@ -170,7 +172,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
         Objects.requireNonNull(sandbox, "sandbox");
         Objects.requireNonNull(defaults, "defaults");
         if (!defaults.code().isEmpty()) {
-            throw new IllegalArgumentException(
+            throw new InvalidRequestException(
                     "the defaults' code must be empty: every eval brings its own code");
         }
         return new SandjarScriptEngine(new SandjarScriptEngineFactory(), sandbox, defaults);
@@ -209,7 +211,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
         CodeAnalysis analysis;
         try {
             analysis = sandbox().analyze(script);
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidRequestException e) {
             throw scriptException("the code was refused: " + e.getMessage(), e);
         } finally {
             Reference.reachabilityFence(this);
@@ -281,7 +283,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
                 }
                 try {
                     b.global(name, e.getValue());
-                } catch (IllegalArgumentException iae) {
+                } catch (InvalidRequestException iae) {
                     throw scriptException(
                             "binding '" + name + "' cannot enter the sandbox: " + iae.getMessage(),
                             iae);
@@ -297,7 +299,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
         RunResult result;
         try {
             result = sandbox().run(request);
-        } catch (IllegalArgumentException e) {
+        } catch (InvalidRequestException e) {
             throw refused(e, passed, invokeArgs);
         } finally {
             // `this` is not used after the call starts: keep the cleaner off the sandbox meanwhile
@@ -340,7 +342,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
 
     /** Names the binding or argument that made the sandbox refuse the request. */
     private static ScriptException refused(
-            IllegalArgumentException e, Map<String, Object> bindings, List<Object> invokeArgs) {
+            InvalidRequestException e, Map<String, Object> bindings, List<Object> invokeArgs) {
         for (Map.Entry<String, Object> binding : bindings.entrySet()) {
             String why = transportRefusal(binding.getValue(), binding.getKey());
             if (why != null) {
@@ -413,7 +415,7 @@ public final class SandjarScriptEngine extends AbstractScriptEngine
             try {
                 RunRequest.builder("").filename(name);
                 return name;
-            } catch (IllegalArgumentException notUsable) {
+            } catch (InvalidRequestException notUsable) {
                 // an empty or over-long name: keep the default rather than fail the eval
             }
         }

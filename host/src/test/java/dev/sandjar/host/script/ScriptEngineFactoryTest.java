@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.EngineException;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.Sandbox;
 import java.io.IOException;
@@ -92,11 +94,10 @@ class ScriptEngineFactoryTest {
         assertEquals(2L, engine.eval("return 1 + 1"));
         Sandbox own = engine.sandbox();
         engine.close();
-        IllegalStateException e =
-                assertThrows(IllegalStateException.class, () -> engine.eval("return 1"));
+        EngineException e = assertThrows(EngineException.class, () -> engine.eval("return 1"));
         assertTrue(e.getMessage().contains("closed"), e::getMessage);
         assertThrows(
-                IllegalStateException.class,
+                EngineException.class,
                 () -> own.run(RunRequest.builder("return 1").build()),
                 "the engine's own sandbox is closed");
         engine.close(); // twice is harmless
@@ -108,11 +109,11 @@ class ScriptEngineFactoryTest {
             SandjarScriptEngine engine = SandjarScriptEngine.create(sandbox);
             assertEquals("ok", engine.eval("return 'ok'"));
             engine.close();
-            assertThrows(IllegalStateException.class, () -> engine.eval("return 1"));
+            assertThrows(EngineException.class, () -> engine.eval("return 1"));
             assertEquals(1L, sandbox.run(RunRequest.builder("return 1").build()).valueOrThrow());
 
             assertThrows(
-                    IllegalArgumentException.class,
+                    InvalidRequestException.class,
                     () -> SandjarScriptEngine.create(sandbox, RunRequest.builder("x").build()));
         }
     }
