@@ -78,7 +78,7 @@ public final class HostModule {
                 throw new IllegalArgumentException(
                         "host module id '" + id + "' must match " + ID.pattern());
             }
-            if (!PackManifest.isValidPackageName(packageName)) {
+            if (!PackNames.isValidPackageName(packageName)) {
                 throw new IllegalArgumentException(
                         "'" + packageName + "' is not a valid package name");
             }
@@ -93,7 +93,7 @@ public final class HostModule {
 
         /** One exported function; its name must be a JavaScript name that is not reserved. */
         public Builder export(Operation operation) {
-            String problem = PackManifest.exportNameProblem(operation.name());
+            String problem = PackNames.exportNameProblem(operation.name());
             if (problem != null) {
                 throw new IllegalArgumentException(
                         "host module " + id + ": export '" + operation.name() + "' " + problem);

@@ -78,12 +78,12 @@ final class PackDiscovery {
     private DiscoveredPack run() {
         byte[] json;
         try {
-            json = files.read("package.json", PackManifest.MAX_MANIFEST_BYTES);
+            json = files.read("package.json", ManifestReader.MAX_MANIFEST_BYTES);
         } catch (PackFiles.Refused e) {
             error(e.code, "package.json", e.getMessage());
             return failed(null, "", "");
         }
-        PackManifest.Read read = PackManifest.read(label, json);
+        ManifestReader.Read read = ManifestReader.read(label, json);
         if (!read.isSandboxPack()) {
             return null;
         }
