@@ -1,5 +1,6 @@
 package dev.sandjar.packs;
 
+import dev.sandjar.packs.internal.diff.DiffModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
