@@ -70,7 +70,7 @@ public final class CatalogResolution {
      * The loader for a run: resolves the declared specifiers for the user's code and each pack
      * module's own siblings, and refuses everything else. Reusable across runs and thread-safe.
      *
-     * @throws IllegalStateException when there are errors: a run must not start with an import that
+     * @throws RefusedException when there are errors: a run must not start with an import that
      *     cannot resolve
      */
     public ModuleResolution moduleResolution() {

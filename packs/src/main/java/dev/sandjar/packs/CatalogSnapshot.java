@@ -258,9 +258,9 @@ final class CatalogSnapshot {
 
     Why why(String specifier) {
         String message = reason(specifier);
-        DiscoveredPack p = packs.get(PackManifest.packageOf(specifier));
+        DiscoveredPack p = packs.get(PackNames.packageOf(specifier));
         boolean refused =
-                duplicated.contains(PackManifest.packageOf(specifier))
+                duplicated.contains(PackNames.packageOf(specifier))
                         || (p != null
                                 && (p.withheld.containsKey(name(p, specifier))
                                         || (p.entries.isEmpty() && p.withheld.isEmpty())));
@@ -286,8 +286,8 @@ final class CatalogSnapshot {
                 || specifier.contains(":")) {
             return "only pack specifiers can be imported, not paths, URLs or internal module ids";
         }
-        String pkg = PackManifest.packageOf(specifier);
-        if (!PackManifest.isValidPackageName(pkg)) {
+        String pkg = PackNames.packageOf(specifier);
+        if (!PackNames.isValidPackageName(pkg)) {
             return "'" + pkg + "' is not a valid package name";
         }
         if (duplicated.contains(pkg)) {

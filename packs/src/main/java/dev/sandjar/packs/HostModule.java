@@ -79,7 +79,7 @@ public final class HostModule {
                 throw new InvalidRequestException(
                         "host module id '" + id + "' must match " + ID.pattern());
             }
-            if (!PackManifest.isValidPackageName(packageName)) {
+            if (!PackNames.isValidPackageName(packageName)) {
                 throw new InvalidRequestException(
                         "'" + packageName + "' is not a valid package name");
             }
@@ -94,7 +94,7 @@ public final class HostModule {
 
         /** One exported function; its name must be a JavaScript name that is not reserved. */
         public Builder export(Operation operation) {
-            String problem = PackManifest.exportNameProblem(operation.name());
+            String problem = PackNames.exportNameProblem(operation.name());
             if (problem != null) {
                 throw new InvalidRequestException(
                         "host module " + id + ": export '" + operation.name() + "' " + problem);

@@ -1,6 +1,7 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.packs.internal.diff.DiffModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -19,9 +19,9 @@ import java.util.TreeSet;
 /**
  * Reads one pack directory into a {@link DiscoveredPack} without running any of its code: the
  * manifest, each declared file (contained, capped, no links), each JavaScript file parsed by the
- * sandbox's own parser for its imports, each WebAssembly binary checked section by section, each
- * host module checked against the registry, and SKILL.md. Every refusal becomes a diagnostic; a
- * module is withheld when anything in its graph was refused.
+ * sandbox's own parser for its imports ({@link PackImports}), each WebAssembly binary checked
+ * section by section, each host module checked against the registry, and SKILL.md. Every refusal
+ * becomes a diagnostic; a module is withheld when anything in its graph was refused.
  */
 final class PackDiscovery {
     /** The scope only the shipped packs may use. */
@@ -78,12 +78,12 @@ final class PackDiscovery {
     private DiscoveredPack run() {
         byte[] json;
         try {
-            json = files.read("package.json", PackManifest.MAX_MANIFEST_BYTES);
+            json = files.read("package.json", ManifestReader.MAX_MANIFEST_BYTES);
         } catch (PackFiles.Refused e) {
             error(e.code, "package.json", e.getMessage());
             return failed(null, "", "");
         }
-        PackManifest.Read read = PackManifest.read(label, json);
+        ManifestReader.Read read = ManifestReader.read(label, json);
         if (!read.isSandboxPack()) {
             return null;
         }
@@ -118,6 +118,7 @@ final class PackDiscovery {
         for (String f : m.internal()) {
             jsFiles.put(f, fileId(f));
         }
+        PackImports importCheck = new PackImports(pack, m, sandbox, diagnostics, badNodes);
         Map<String, CodeAnalysis> analyses = new LinkedHashMap<>();
         Map<String, String> sources = new HashMap<>();
         Map<String, byte[]> raw = new HashMap<>();
@@ -130,7 +131,7 @@ final class PackDiscovery {
             if (source == null) {
                 continue;
             }
-            CodeAnalysis a = analyze(f, source);
+            CodeAnalysis a = importCheck.analyze(f, source);
             if (a != null) {
                 analyses.put(f, a);
                 sources.put(f, source);
@@ -140,7 +141,7 @@ final class PackDiscovery {
         // Imports, resolved within the pack.
         Map<String, Map<String, String>> imports = new LinkedHashMap<>();
         for (var e : analyses.entrySet()) {
-            imports.put(e.getKey(), imports(m, e.getKey(), e.getValue(), jsFiles));
+            imports.put(e.getKey(), importCheck.imports(e.getKey(), e.getValue(), jsFiles));
         }
         for (var e : analyses.entrySet()) {
             String f = e.getKey();
@@ -162,7 +163,7 @@ final class PackDiscovery {
                                 null));
             }
         }
-        cycles(imports);
+        importCheck.cycles(imports);
         // Host and WebAssembly modules, each behind a generated facade.
         for (int i = 0; i < m.modules().size(); i++) {
             PackManifest.ModuleSpec s = m.modules().get(i);
@@ -200,7 +201,7 @@ final class PackDiscovery {
         Set<String> served = new LinkedHashSet<>();
         for (PackManifest.ModuleSpec s : m.modules()) {
             String specifier = PackManifest.specifier(m.name(), s.name());
-            String node = entryNode(m, s);
+            String node = entryNode(pack, m, s);
             if (packFailed) {
                 withheld.put(s.name(), "the pack was refused");
                 continue;
@@ -270,14 +271,20 @@ final class PackDiscovery {
         return "sha256:" + Digests.sha256Hex(String.join("\n", lines) + "\n");
     }
 
-    private String fileId(String file) {
+    /** The node id of a pack file: {@code <pack>::<file>}. */
+    static String fileId(String pack, String file) {
         return pack + "::" + file;
     }
 
-    private String entryNode(PackManifest m, PackManifest.ModuleSpec s) {
+    /** The node a module's specifier leads to: its file, or its generated facade. */
+    static String entryNode(String pack, PackManifest m, PackManifest.ModuleSpec s) {
         return s instanceof PackManifest.JsEntry js
-                ? fileId(js.file())
+                ? fileId(pack, js.file())
                 : PackManifest.specifier(m.name(), s.name()) + "::facade";
+    }
+
+    private String fileId(String file) {
+        return fileId(pack, file);
     }
 
     private byte[] read(String file, int cap) {
@@ -310,186 +317,6 @@ final class PackDiscovery {
             error("js-encoding", file, "is not valid UTF-8");
             badNodes.put(fileId(file), file + " was refused (js-encoding)");
             return null;
-        }
-    }
-
-    private CodeAnalysis analyze(String file, String source) {
-        CodeAnalysis a;
-        try {
-            a = sandbox.analyze(source);
-        } catch (RuntimeException e) {
-            error("js-unanalyzable", file, "could not be parsed: " + e.getMessage());
-            badNodes.put(fileId(file), file + " was refused (js-unanalyzable)");
-            return null;
-        }
-        boolean bad = false;
-        if (a.syntaxError() != null) {
-            error(
-                    "js-syntax",
-                    at(file, a.syntaxError().line(), a.syntaxError().column()),
-                    a.syntaxError().message());
-            bad = true;
-        }
-        for (CodeAnalysis.Position p : a.dynamicImports()) {
-            error(
-                    "js-dynamic-import",
-                    at(file, p.line(), p.column()),
-                    "calls import(); pack modules may only import statically");
-            bad = true;
-        }
-        for (CodeAnalysis.Position p : a.requireCalls()) {
-            error(
-                    "js-require",
-                    at(file, p.line(), p.column()),
-                    "calls require(); the sandbox has no CommonJS, use a static import");
-            bad = true;
-        }
-        if (bad) {
-            badNodes.put(fileId(file), file + " was refused");
-        }
-        return a;
-    }
-
-    private static String at(String file, int line, int column) {
-        return line > 0 ? file + ":" + line + ":" + column : file;
-    }
-
-    /** Resolves each static import of {@code file} to a node id within the pack. */
-    private Map<String, String> imports(
-            PackManifest m, String file, CodeAnalysis a, Map<String, String> jsFiles) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (CodeAnalysis.Import imp : a.imports()) {
-            String spec = imp.specifier();
-            if (out.containsKey(spec)) {
-                continue;
-            }
-            String where = at(file, imp.line(), imp.column());
-            String target = null;
-            String problem;
-            if (spec.startsWith("./") || spec.startsWith("../")) {
-                String resolved = relative(file, spec);
-                if (resolved == null) {
-                    problem = "'" + spec + "' leaves the pack or is not a plain relative path";
-                } else if (!jsFiles.containsKey(resolved)) {
-                    error(
-                            "js-undeclared-file",
-                            where,
-                            "imports '"
-                                    + spec
-                                    + "' ("
-                                    + resolved
-                                    + "), which is neither a module file nor listed in"
-                                    + " sandjar.internal");
-                    badNodes.put(fileId(file), file + " was refused (js-undeclared-file)");
-                    continue;
-                } else {
-                    target = jsFiles.get(resolved);
-                    problem = null;
-                }
-            } else if (spec.equals(m.name()) || spec.startsWith(m.name() + "/")) {
-                String name = spec.equals(m.name()) ? "." : spec.substring(m.name().length() + 1);
-                var entry = m.module(name);
-                if (entry.isEmpty()) {
-                    problem = "'" + spec + "' is not a module of " + m.name();
-                } else {
-                    target = entryNode(m, entry.get());
-                    problem = null;
-                }
-            } else if (spec.startsWith("node:")) {
-                problem = "'" + spec + "' is a Node built-in; the sandbox has none";
-            } else {
-                problem =
-                        "'"
-                                + spec
-                                + "' is outside the pack; a pack module imports only its own"
-                                + " pack's files and modules";
-            }
-            if (problem != null) {
-                error("js-import-outside-pack", where, problem);
-                badNodes.put(fileId(file), file + " was refused (js-import-outside-pack)");
-                continue;
-            }
-            out.put(spec, target);
-        }
-        return out;
-    }
-
-    /** {@code spec} relative to the directory of {@code file}, or null if it leaves the pack. */
-    static String relative(String file, String spec) {
-        if (spec.contains("%")
-                || spec.contains("\\")
-                || spec.contains("?")
-                || spec.contains("#")
-                || spec.contains("//")
-                || spec.contains(":")) {
-            return null;
-        }
-        List<String> parts = new ArrayList<>(List.of(file.split("/")));
-        parts.remove(parts.size() - 1);
-        for (String seg : spec.split("/", -1)) {
-            if (seg.equals(".")) {
-                continue;
-            }
-            if (seg.equals("..")) {
-                if (parts.isEmpty()) {
-                    return null;
-                }
-                parts.remove(parts.size() - 1);
-            } else if (seg.isEmpty()) {
-                return null;
-            } else {
-                parts.add(seg);
-            }
-        }
-        return parts.isEmpty() ? null : String.join("/", parts);
-    }
-
-    /** Refuses every file on an import cycle. */
-    private void cycles(Map<String, Map<String, String>> imports) {
-        Map<String, String> byId = new HashMap<>();
-        imports.keySet().forEach(f -> byId.put(fileId(f), f));
-        Map<String, Integer> state = new HashMap<>(); // 1 on the path, 2 done
-        for (String start : imports.keySet()) {
-            if (state.containsKey(fileId(start))) {
-                continue;
-            }
-            // Iterative depth-first search; the path is the current chain of files.
-            List<String> path = new ArrayList<>();
-            List<java.util.Iterator<String>> its = new ArrayList<>();
-            path.add(fileId(start));
-            its.add(imports.get(start).values().iterator());
-            state.put(fileId(start), 1);
-            while (!path.isEmpty()) {
-                java.util.Iterator<String> it = its.get(its.size() - 1);
-                if (!it.hasNext()) {
-                    state.put(path.remove(path.size() - 1), 2);
-                    its.remove(its.size() - 1);
-                    continue;
-                }
-                String next = it.next();
-                String nextFile = byId.get(next);
-                if (nextFile == null) {
-                    continue; // a facade or an unreadable file: not part of a cycle
-                }
-                Integer s = state.get(next);
-                if (s == null) {
-                    state.put(next, 1);
-                    path.add(next);
-                    its.add(imports.get(nextFile).values().iterator());
-                } else if (s == 1) {
-                    List<String> cycle =
-                            new ArrayList<>(path.subList(path.indexOf(next), path.size()));
-                    cycle.add(next);
-                    List<String> names = cycle.stream().map(byId::get).toList();
-                    error(
-                            "js-cycle",
-                            names.get(0),
-                            "is on an import cycle: " + String.join(" -> ", names));
-                    for (String id : cycle) {
-                        badNodes.putIfAbsent(id, byId.get(id) + " is on an import cycle");
-                    }
-                }
-            }
         }
     }
 

@@ -58,8 +58,8 @@ final class PackFiles {
     }
 
     /**
-     * The bytes of pack-relative {@code rel} (already checked by {@link PackManifest#pathProblem}),
-     * at most {@code cap} of them.
+     * The bytes of pack-relative {@code rel} (already checked by {@link PackNames#pathProblem}), at
+     * most {@code cap} of them.
      */
     byte[] read(String rel, int cap) throws Refused {
         Path p = dir;

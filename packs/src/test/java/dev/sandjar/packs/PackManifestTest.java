@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** Reading package.json: the accepted form, and one named diagnostic per kind of mistake. */
 class PackManifestTest {
-    static PackManifest.Read read(String json) {
-        return PackManifest.read("dir", json.replace('\'', '"').getBytes(StandardCharsets.UTF_8));
+    static ManifestReader.Read read(String json) {
+        return ManifestReader.read("dir", json.replace('\'', '"').getBytes(StandardCharsets.UTF_8));
     }
 
     static String pack(String modules) {
@@ -33,7 +33,7 @@ class PackManifestTest {
 
     @Test
     void aCompleteManifestReadsIntoRecords() {
-        PackManifest.Read r =
+        ManifestReader.Read r =
                 read(
                         pack(
                                 "{'name': '.', 'kind': 'js', 'file': 'sandbox/geo.js',"
@@ -66,7 +66,7 @@ class PackManifestTest {
 
     @Test
     void aPackageWithoutASandjarFieldIsNotAPack() {
-        PackManifest.Read r = read("{'name': 'left-pad', 'version': '1.0.0'}");
+        ManifestReader.Read r = read("{'name': 'left-pad', 'version': '1.0.0'}");
         assertFalse(r.isSandboxPack());
         assertNull(r.manifest());
         assertEquals(List.of(), r.diagnostics());
@@ -201,7 +201,7 @@ class PackManifestTest {
     void eachMistakeIsADiagnosticNamingItsField() {
         List<String> failures = new ArrayList<>();
         for (Case c : CASES) {
-            PackManifest.Read r = read(c.json());
+            ManifestReader.Read r = read(c.json());
             boolean found =
                     r.diagnostics().stream()
                             .anyMatch(
@@ -225,7 +225,7 @@ class PackManifestTest {
 
     @Test
     void diagnosticsNameThePackOnceItsNameIsKnown() {
-        PackManifest.Read r = read(pack("{'name': '.', 'kind': 'zip', 'file': 'a.js'}"));
+        ManifestReader.Read r = read(pack("{'name': '.', 'kind': 'zip', 'file': 'a.js'}"));
         assertEquals("@acme/geo", r.diagnostics().get(0).pack());
         assertEquals(
                 "error [manifest-unknown-kind] @acme/geo sandjar.sandboxModules[0].kind: 'zip' is"
@@ -252,9 +252,9 @@ class PackManifestTest {
 
     @Test
     void packageOfASpecifier() {
-        assertEquals("@a/b", PackManifest.packageOf("@a/b/c"));
-        assertEquals("@a/b", PackManifest.packageOf("@a/b"));
-        assertEquals("lodash", PackManifest.packageOf("lodash/fp"));
+        assertEquals("@a/b", PackNames.packageOf("@a/b/c"));
+        assertEquals("@a/b", PackNames.packageOf("@a/b"));
+        assertEquals("lodash", PackNames.packageOf("lodash/fp"));
     }
 
     @Test

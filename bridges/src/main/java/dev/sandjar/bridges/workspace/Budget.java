@@ -9,6 +9,9 @@ import java.util.function.BooleanSupplier;
  * compare-and-set, so concurrent operations can never push a total past its cap together.
  */
 final class Budget {
+    /** Bytes moved between two polls of the cancellation hook. */
+    static final int CHUNK = 64 * 1024;
+
     private final WorkspaceLimits limits;
     private final BooleanSupplier cancelled;
     private final AtomicLong read = new AtomicLong();

@@ -41,7 +41,7 @@ final class Fixtures {
                                     p.getFileName() != null
                                             && p.getFileName()
                                                     .toString()
-                                                    .startsWith(Workspace.TEMP_PREFIX))
+                                                    .startsWith(AtomicWriter.TEMP_PREFIX))
                     .collect(Collectors.toList());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

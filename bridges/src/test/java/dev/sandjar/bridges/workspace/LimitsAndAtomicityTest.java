@@ -268,18 +268,26 @@ class LimitsAndAtomicityTest {
 
     @Test
     void aFileThatGrowsIsNeverReadPastTheCap() throws IOException {
-        Workspace ws = open(WorkspaceLimits.defaults());
+        Budget budget = new Budget(WorkspaceLimits.defaults(), () -> false);
         LyingChannel endless = new LyingChannel(10, Long.MAX_VALUE);
         assertCode(
                 Code.TOO_LARGE,
                 root,
-                () -> ws.readBounded("read", "\"f\"", "/workspace/f", endless, 1000));
+                () ->
+                        BoundedReader.readBounded(
+                                budget, "read", "\"f\"", "/workspace/f", endless, 1000));
         assertEquals(1001, endless.delivered, "read more than the cap plus one probe byte");
         // Growth under the cap is read whole; shrinking is fine too.
         assertEquals(
-                700, ws.readBounded("read", "\"f\"", "f", new LyingChannel(0, 700), 1000).length);
+                700,
+                BoundedReader.readBounded(
+                                budget, "read", "\"f\"", "f", new LyingChannel(0, 700), 1000)
+                        .length);
         assertEquals(
-                5, ws.readBounded("read", "\"f\"", "f", new LyingChannel(100, 5), 1000).length);
+                5,
+                BoundedReader.readBounded(
+                                budget, "read", "\"f\"", "f", new LyingChannel(100, 5), 1000)
+                        .length);
     }
 
     @Test
@@ -334,7 +342,7 @@ class LimitsAndAtomicityTest {
 
     @Test
     void treesDeeperThanTheDepthCapAreRefused() throws IOException {
-        Path deep = root.resolve("a" + "/a".repeat(Workspace.MAX_TREE_DEPTH));
+        Path deep = root.resolve("a" + "/a".repeat(TreeOperations.MAX_TREE_DEPTH));
         Files.createDirectories(deep);
         Workspace ws = open(WorkspaceLimits.defaults());
         assertCode(Code.LIMIT, root, () -> ws.copy("a", "b", false));

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.bridges.workspace.WorkspaceException.Code;
+import dev.sandjar.host.EngineException;
+import dev.sandjar.host.InvalidRequestException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -311,16 +313,16 @@ class WorkspaceTest {
     @Test
     void closedWorkspaceRefusesCalls() {
         ws.close();
-        assertThrows(IllegalStateException.class, () -> ws.read("x"));
+        assertThrows(EngineException.class, () -> ws.read("x"));
         ws.close(); // idempotent
     }
 
     @Test
     void buildRefusesARootThatIsNotADirectory() throws IOException {
         Path file = Files.writeString(tmp.resolve("file"), "x");
-        assertThrows(IllegalArgumentException.class, () -> Workspace.builder(file).build());
+        assertThrows(InvalidRequestException.class, () -> Workspace.builder(file).build());
         assertThrows(
-                IllegalArgumentException.class,
+                InvalidRequestException.class,
                 () -> Workspace.builder(tmp.resolve("missing")).build());
     }
 

@@ -1,4 +1,4 @@
-package dev.sandjar.packs;
+package dev.sandjar.packs.internal.diff;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,9 +1,11 @@
-package dev.sandjar.packs;
+package dev.sandjar.packs.internal.diff;
 
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
+import dev.sandjar.packs.HostModule;
+import dev.sandjar.packs.internal.HostLimits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +20,7 @@ import java.util.concurrent.CompletableFuture;
  * steps of the diff (a pair of texts that differ everywhere costs lines × edits). The work runs off
  * the engine thread and stops when the run ends.
  */
-final class DiffModule {
+public final class DiffModule {
     static final String ID = "diff";
     static final String PACKAGE = "@sandjar/diff";
 
@@ -33,7 +35,8 @@ final class DiffModule {
 
     private DiffModule() {}
 
-    static HostModule create() {
+    /** The module, for {@code HostModules.builtIn()}. */
+    public static HostModule create() {
         return HostModule.builder(ID, PACKAGE)
                 .description("Line diffs of two texts: change lists and unified patches")
                 .export(
@@ -169,6 +172,6 @@ final class DiffModule {
     }
 
     private static BridgeException invalid(OperationCall call, String message) {
-        return new BridgeException("TypeError", "INVALID_ARGUMENT", call.where() + ": " + message);
+        return BridgeException.invalidArgument(call.where() + ": " + message);
     }
 }

@@ -1,4 +1,4 @@
-package dev.sandjar.packs;
+package dev.sandjar.packs.internal.diff;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
