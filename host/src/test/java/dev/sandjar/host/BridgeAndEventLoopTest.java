@@ -10,24 +10,21 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bridge SPI, the event loop, time while waiting, and cancellation. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BridgeAndEventLoopTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     /** {@code hold()}: makes the run's result wait for {@code delivery}. */

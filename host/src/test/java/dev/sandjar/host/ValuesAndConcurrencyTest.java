@@ -21,24 +21,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Values through whole runs (globals in, results and synced globals out), and runs at scale. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ValuesAndConcurrencyTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     private static RunResult run(String code, Map<String, Object> globals) {

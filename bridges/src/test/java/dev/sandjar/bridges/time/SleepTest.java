@@ -8,28 +8,26 @@ import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import dev.sandjar.host.SandboxRun;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** sleep(ms): waiting on the host's timer, checked arguments, and cancellation. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SleepTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     @Test
