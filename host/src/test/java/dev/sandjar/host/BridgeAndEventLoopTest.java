@@ -329,10 +329,8 @@ class BridgeAndEventLoopTest {
                         RunRequest.builder("hang();\nlet n = 0;\nwhile (true) n++;")
                                 .bridge(hang.bridge)
                                 .build());
-        while (hang.handled.get() == 0) {
-            Thread.sleep(5);
-        }
-        Thread.sleep(100);
+        // Once hang() was handled, the loop is all the guest has left to run.
+        assertTrue(hang.called.await(30, TimeUnit.SECONDS), "hang() was not called");
         run.cancel();
         RunResult r = run.result().get(30, TimeUnit.SECONDS);
         assertEquals(RunError.Kind.CANCELLED, r.error().kind());

@@ -3,6 +3,7 @@ package dev.sandjar.bridges.time;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.GuestSignal;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
@@ -90,12 +91,16 @@ class SleepTest {
 
     @Test
     void cancellingTheRunCutsASleepShort() throws Exception {
+        GuestSignal sleeping = GuestSignal.named("sleeping");
         SandboxRun run =
                 sandbox.submit(
-                        RunRequest.builder("await sleep(20000);\nreturn 'woke';")
+                        RunRequest.builder(
+                                        "const slept = sleep(20000);\nsleeping();\nawait"
+                                                + " slept;\nreturn 'woke';")
                                 .bridge(Sleep.bridge())
+                                .bridge(sleeping.bridge())
                                 .build());
-        Thread.sleep(300);
+        sleeping.await(Duration.ofSeconds(30)); // the sleep is in flight
         long start = System.nanoTime();
         run.cancel();
         RunResult r = run.result().get(10, TimeUnit.SECONDS);
