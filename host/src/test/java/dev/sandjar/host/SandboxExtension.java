@@ -63,6 +63,9 @@ public final class SandboxExtension
     private final EngineLeakCheck leakCheck;
     private volatile Sandbox sandbox;
 
+    /** The class that built the sandbox; a {@code @Nested} class inside it shares it. */
+    private volatile String owner;
+
     /** A pool of two, built-in limits: for {@code @ExtendWith(SandboxExtension.class)}. */
     public SandboxExtension() {
         this(2, b -> b, EngineLeakCheck.create());
@@ -115,18 +118,21 @@ public final class SandboxExtension
     @Override
     public void beforeAll(ExtensionContext context) {
         if (sandbox != null) {
-            throw new IllegalStateException(
-                    "one SandboxExtension serves one test class at a time: "
-                            + context.getDisplayName());
+            return; // a @Nested class: it shares its enclosing class's sandbox
         }
         context.getStore(NAMESPACE).put(this, EngineLeakCheck.baseline());
         sandbox = configuration.apply(Sandbox.builder().poolSize(poolSize)).build();
+        owner = context.getUniqueId();
     }
 
     @Override
     public void afterAll(ExtensionContext context) {
+        if (!context.getUniqueId().equals(owner)) {
+            return;
+        }
         Sandbox s = sandbox;
         sandbox = null;
+        owner = null;
         EngineLeakCheck.Baseline baseline =
                 context.getStore(NAMESPACE).get(this, EngineLeakCheck.Baseline.class);
         String what = context.getDisplayName() + "'s sandbox";
