@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * A parameter of type {@link Sandbox} in a test, lifecycle method or constructor of the class
  * receives the same sandbox. {@code @ExtendWith(SandboxExtension.class)} gives a pool of two with
  * the built-in limits. The sandbox is built before the class's {@code @BeforeAll} methods and
- * closed after its {@code @AfterAll} methods.
+ * closed after its {@code @AfterAll} methods; a {@code @Nested} class shares it.
  *
  * <p>After the class, before closing the sandbox, it checks that
  *
