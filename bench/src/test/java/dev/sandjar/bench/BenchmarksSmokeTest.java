@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.EngineLeakCheck;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
@@ -23,6 +25,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * sandjar.bench.size=tiny}), so a broken benchmark fails the build. Times nothing.
  */
 @Timeout(120)
+@ExtendWith(EngineLeakCheck.class)
 class BenchmarksSmokeTest {
     private static final Blackhole BH =
             new Blackhole(

@@ -5,15 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sandjar.quickjs.EngineLeakCheck;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Every system computes the same answers, so the benchmarks compare like with like. */
 @Timeout(120)
+@ExtendWith(EngineLeakCheck.class)
 class SystemsTest {
     private static JsSystem sandjar;
 

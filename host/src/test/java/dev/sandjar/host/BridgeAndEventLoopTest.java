@@ -1,6 +1,7 @@
 package dev.sandjar.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,24 +11,21 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bridge SPI, the event loop, time while waiting, and cancellation. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class BridgeAndEventLoopTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     /** {@code hold()}: makes the run's result wait for {@code delivery}. */
@@ -331,10 +329,8 @@ class BridgeAndEventLoopTest {
                         RunRequest.builder("hang();\nlet n = 0;\nwhile (true) n++;")
                                 .bridge(hang.bridge)
                                 .build());
-        while (hang.handled.get() == 0) {
-            Thread.sleep(5);
-        }
-        Thread.sleep(100);
+        // Once hang() was handled, the loop is all the guest has left to run.
+        assertTrue(hang.called.await(30, TimeUnit.SECONDS), "hang() was not called");
         run.cancel();
         RunResult r = run.result().get(30, TimeUnit.SECONDS);
         assertEquals(RunError.Kind.CANCELLED, r.error().kind());
@@ -345,26 +341,40 @@ class BridgeAndEventLoopTest {
     @Test
     void afterCancellationFurtherBridgeCallsFailFast() throws Exception {
         TestBridges.Hang hang = new TestBridges.Hang();
-        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.CompletableFuture<SandboxRun> self =
+                new java.util.concurrent.CompletableFuture<>();
+        // cancelSelf() cancels the run from inside a host call, so the guest is still running
+        // when it makes its next call. (A cancel from outside stops the guest at QuickJS's next
+        // interrupt check, before any further call; that check comes once per ~10,000 calls and
+        // jumps, so it all but never falls in the few operations between these two calls.)
+        Bridge cancelSelf =
+                Bridge.builder("cancel")
+                        .guest("(host) => ({ cancelSelf: () => host.call(\"cancel\") })")
+                        .operation(
+                                Operation.builder("cancel")
+                                        .handler(
+                                                c -> {
+                                                    self.join().cancel();
+                                                    return c.session().isCancelled();
+                                                })
+                                        .build())
+                        .build();
         SandboxRun run =
                 sandbox.submit(
                         RunRequest.builder(
-                                        "try { await hang(); } catch (e) { log('INFO', 'first: ' +"
-                                            + " e.code); }\n"
-                                            + "try { hang(); } catch (e) { log('INFO', 'second: ' +"
-                                            + " e.code); }\n"
-                                            + "await new Promise(() => {});")
+                                        "hang();\n"
+                                                + "if (!cancelSelf()) throw new Error('not"
+                                                + " cancelled');\n"
+                                                + "try { hang(); } catch (e) {}\n"
+                                                + "await new Promise(() => {});")
                                 .bridge(hang.bridge)
-                                .bridge(TestBridges.log())
-                                .onLog(e -> seen.add(e.message()))
+                                .bridge(cancelSelf)
                                 .build());
-        while (hang.handled.get() == 0) {
-            Thread.sleep(5);
-        }
-        run.cancel();
+        self.complete(run);
         RunResult r = run.result().get(30, TimeUnit.SECONDS);
-        assertEquals(RunError.Kind.CANCELLED, r.error().kind());
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind(), String.valueOf(r.error()));
         assertEquals(1, hang.handled.get(), "a call after cancellation reached its handler");
+        assertTrue(hang.started.get(0).isCancelled(), "the call in flight was not cancelled");
     }
 
     @Test
@@ -390,21 +400,39 @@ class BridgeAndEventLoopTest {
 
     @Test
     void interruptingACallerOfRunCancelsTheRun() throws Exception {
+        GuestSignal started = GuestSignal.named("started");
+        java.util.concurrent.CompletableFuture<RunResult> result =
+                new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<Boolean> flagSetAgain =
+                new java.util.concurrent.CompletableFuture<>();
         Thread caller =
                 new Thread(
                         () -> {
-                            RunResult r =
-                                    sandbox.run(RunRequest.builder("while (true) {}").build());
-                            assertEquals(RunError.Kind.CANCELLED, r.error().kind());
-                            assertTrue(Thread.currentThread().isInterrupted());
+                            try {
+                                result.complete(
+                                        sandbox.run(
+                                                RunRequest.builder("started(); while (true) {}")
+                                                        .bridge(started.bridge())
+                                                        .build()));
+                                flagSetAgain.complete(Thread.currentThread().isInterrupted());
+                            } catch (Throwable t) {
+                                result.completeExceptionally(t);
+                            }
                         });
-        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-        caller.setUncaughtExceptionHandler((t, e) -> failures.add(e));
         caller.start();
-        Thread.sleep(300);
+        started.await(Duration.ofSeconds(30));
         caller.interrupt();
-        caller.join(30_000);
-        assertTrue(failures.isEmpty(), () -> failures.toString());
+        // Well inside the run's 30 s CPU budget: only the interrupt can have ended it by then.
+        RunResult r;
+        try {
+            r = result.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("interrupting the caller did not end the run within 10 s", e);
+        }
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind(), String.valueOf(r.error()));
+        assertTrue(flagSetAgain.get(10, TimeUnit.SECONDS), "the interrupt flag was not set again");
+        caller.join(10_000);
+        assertFalse(caller.isAlive(), "the caller of run is still blocked");
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Small real bridges for the sandbox-core tests; each records what the host saw. */
@@ -151,6 +152,10 @@ final class TestBridges {
                 Collections.synchronizedList(new ArrayList<>());
         final AtomicInteger handled = new AtomicInteger();
         final AtomicInteger ended = new AtomicInteger();
+
+        /** Counted down once the first call was handled and its future is in {@link #started}. */
+        final CountDownLatch called = new CountDownLatch(1);
+
         final Bridge bridge =
                 Bridge.builder("hang")
                         .guest("(host) => ({ hang: () => host.call(\"hang\") })")
@@ -163,6 +168,7 @@ final class TestBridges {
                                                     CompletableFuture<Object> f =
                                                             new CompletableFuture<>();
                                                     started.add(f);
+                                                    called.countDown();
                                                     return f;
                                                 })
                                         .build())

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.EngineLeakCheck;
 import dev.sandjar.transport.BinaryValue;
 import dev.sandjar.transport.JsErrorValue;
 import dev.sandjar.transport.JsMap;
@@ -21,24 +22,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Values through whole runs (globals in, results and synced globals out), and runs at scale. */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ValuesAndConcurrencyTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     private static RunResult run(String code, Map<String, Object> globals) {
@@ -215,11 +213,12 @@ class ValuesAndConcurrencyTest {
     @Test
     void twoHundredRunsFromSeveralThreadsLeakNothing() throws Exception {
         TestBridges.Sleep sleep = new TestBridges.Sleep();
-        // Warm up both engines, then take the baseline.
+        // Warm up both engines and the sandbox's timer thread, then take the baseline.
         for (int i = 0; i < 4; i++) {
-            sandbox.run(RunRequest.builder("return 1").build());
+            sandbox.run(
+                    RunRequest.builder("await sleep(1); return 1").bridge(sleep.bridge).build());
         }
-        int threadsBefore = Thread.activeCount();
+        EngineLeakCheck.Baseline threadsBefore = EngineLeakCheck.baseline();
         ExecutorService callers = Executors.newFixedThreadPool(4);
         try {
             List<Future<RunResult>> results = new ArrayList<>();
@@ -259,9 +258,6 @@ class ValuesAndConcurrencyTest {
             assertTrue(callers.awaitTermination(30, TimeUnit.SECONDS));
         }
         // No thread per run: only the callers came and went.
-        Thread.sleep(200);
-        assertTrue(
-                Thread.activeCount() <= threadsBefore + 1,
-                "threads before " + threadsBefore + ", after " + Thread.activeCount());
+        EngineLeakCheck.create().assertNoneLeftSince(threadsBefore, "200 runs from 4 callers");
     }
 }

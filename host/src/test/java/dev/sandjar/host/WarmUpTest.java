@@ -9,26 +9,23 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link Sandbox#warmUp}: real runs through every instance and the parser, bounded and stoppable.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WarmUpTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     @Test

@@ -11,15 +11,16 @@ import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class LoaderTest {
+    // WasmRunner's worker pool and timer are process-wide and never end, by design.
+    @RegisterExtension
+    static final SandboxExtension SANDBOX =
+            SandboxExtension.poolSize(2).preloadAnalyzer().ignoringThreads("sandjar-wasm");
+
     static Sandbox sandbox;
     @TempDir static Path root;
     static ModuleCatalog catalog;
@@ -39,8 +45,8 @@ class LoaderTest {
             new WasmBudgets(Duration.ofMillis(1000), 20, 2, Duration.ofSeconds(10));
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).preloadAnalyzer(true).build();
+    static void start(Sandbox shared) {
+        sandbox = shared;
         Path geo = root.resolve("geo");
         write(
                 geo,
@@ -93,11 +99,6 @@ class LoaderTest {
                 catalog.diagnostics().get(0).toString().contains("sneaky.js")
                         && catalog.diagnostics().get(0).toString().contains("'node:fs'"),
                 catalog.diagnostics().toString());
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
     }
 
     static byte[] mathWasm() {

@@ -13,8 +13,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(EngineLeakCheck.class)
 class EnginePoolTest {
 
     private static double eval(QuickJsEngine engine, String code) {

@@ -11,9 +11,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** What the sandbox core needs from the engine: submit, the growth cap, error codes, leases. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(EngineLeakCheck.class)
 class EngineSandboxSupportTest {
 
     @Test

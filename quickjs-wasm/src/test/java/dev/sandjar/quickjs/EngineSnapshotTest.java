@@ -9,9 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Snapshots put an engine back exactly: memory, globals, and the Java side that mirrors them. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(EngineLeakCheck.class)
 class EngineSnapshotTest {
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import dev.sandjar.bridges.helpers.GuestHelpers;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -14,24 +15,21 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** crypto.*: random values with WebCrypto's limits and errors, and digests checked by the JDK. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CryptoTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(1).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     private static Object run(String code) {

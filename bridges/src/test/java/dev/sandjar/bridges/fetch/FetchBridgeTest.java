@@ -9,6 +9,7 @@ import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import dev.sandjar.host.SandboxRun;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -19,6 +20,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,12 +28,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The guest's fetch through Sandbox.run, against a real HTTP server on loopback. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FetchBridgeTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
     static HttpServer server;
+    static ExecutorService serverThreads;
     static String base;
     static Fetch fetch;
     static final List<Long> slowStarts = Collections.synchronizedList(new ArrayList<>());
@@ -42,7 +48,8 @@ class FetchBridgeTest {
     @BeforeAll
     static void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        server.setExecutor(Executors.newCachedThreadPool());
+        serverThreads = Executors.newCachedThreadPool();
+        server.setExecutor(serverThreads);
         server.createContext(
                 "/json", ex -> reply(ex, 200, "application/json", "{\"a\":[1,2],\"s\":\"é\"}"));
         server.createContext(
@@ -92,14 +99,14 @@ class FetchBridgeTest {
                                 .withMaxBodyBytes(1024)
                                 .build(),
                         8);
-        sandbox = Sandbox.builder().poolSize(2).build();
+        sandbox = SANDBOX.sandbox();
     }
 
     @AfterAll
     static void stop() {
-        sandbox.close();
         fetch.close();
         server.stop(0);
+        serverThreads.shutdownNow(); // ends /hang's wait too
     }
 
     private static void sleep(long ms) {

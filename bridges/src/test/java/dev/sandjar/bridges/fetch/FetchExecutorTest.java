@@ -668,10 +668,15 @@ class FetchExecutorTest {
         fetch.close();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (threadsNamed(n -> n.startsWith("sandjar-fetch-")) > 0) {
-            assertTrue(System.nanoTime() < deadline, "sandjar-fetch threads outlived close()");
-            Thread.sleep(20);
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("sandjar-fetch-")) {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            }
         }
+        assertEquals(
+                0,
+                threadsNamed(n -> n.startsWith("sandjar-fetch-")),
+                "sandjar-fetch threads outlived close() by 10 s");
         assertDrained(fetch);
     }
 }

@@ -7,29 +7,27 @@ import dev.sandjar.bridges.time.Sleep;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Base64, hex, TextEncoder/TextDecoder and parallelMap, as pure guest code in a real run. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class GuestHelpersTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(1).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     /** Runs {@code code} with the helpers (and sleep, for parallelMap) and returns its value. */

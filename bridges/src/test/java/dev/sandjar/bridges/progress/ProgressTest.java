@@ -10,6 +10,7 @@ import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import dev.sandjar.transport.Undefined;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,24 +19,21 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** progress(): checked, rate-limited, capped, and delivered in order off the engine thread. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProgressTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(1).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     /** Collects reports and the threads they arrived on. */

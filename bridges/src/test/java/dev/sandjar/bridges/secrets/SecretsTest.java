@@ -9,30 +9,28 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Scoped, read-only secrets through Sandbox.run. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SecretsTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1);
+
     static Sandbox sandbox;
     static final SecretStore STORE =
             SecretStore.of(Map.of("API_TOKEN", "s3cr3t", "DB_PASS", "hunter2"));
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(1).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     private static Object run(Bridge secrets, String code) {

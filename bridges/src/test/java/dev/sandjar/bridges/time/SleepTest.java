@@ -3,33 +3,32 @@ package dev.sandjar.bridges.time;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.GuestSignal;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import dev.sandjar.host.SandboxRun;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** sleep(ms): waiting on the host's timer, checked arguments, and cancellation. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SleepTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(2);
+
     static Sandbox sandbox;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(2).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     @Test
@@ -92,12 +91,16 @@ class SleepTest {
 
     @Test
     void cancellingTheRunCutsASleepShort() throws Exception {
+        GuestSignal sleeping = GuestSignal.named("sleeping");
         SandboxRun run =
                 sandbox.submit(
-                        RunRequest.builder("await sleep(20000);\nreturn 'woke';")
+                        RunRequest.builder(
+                                        "const slept = sleep(20000);\nsleeping();\nawait"
+                                                + " slept;\nreturn 'woke';")
                                 .bridge(Sleep.bridge())
+                                .bridge(sleeping.bridge())
                                 .build());
-        Thread.sleep(300);
+        sleeping.await(Duration.ofSeconds(30)); // the sleep is in flight
         long start = System.nanoTime();
         run.cancel();
         RunResult r = run.result().get(10, TimeUnit.SECONDS);

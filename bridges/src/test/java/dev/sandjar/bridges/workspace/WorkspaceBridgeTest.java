@@ -7,31 +7,29 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The guest's workspace object through Sandbox.run, on real files. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class WorkspaceBridgeTest {
+    @RegisterExtension static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1);
+
     static Sandbox sandbox;
     @TempDir Path dir;
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.builder().poolSize(1).build();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
+    static void start(Sandbox shared) {
+        sandbox = shared;
     }
 
     private RunResult run(Path root, String code) {

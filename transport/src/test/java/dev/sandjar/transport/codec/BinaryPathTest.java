@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.EngineLeakCheck;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The binary path against the real engine: what Java writes, {@code JS_ReadObject} reads as the
@@ -37,6 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * walk would have returned it, or refuses so the codec runs.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(EngineLeakCheck.class)
 class BinaryPathTest {
     private static QuickJsEngine engine;
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.EngineLeakCheck;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsError;
 import dev.sandjar.quickjs.JsResult;
@@ -31,9 +32,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Both halves of the codec, with the guest half running in the real engine. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(EngineLeakCheck.class)
 class TransportTest {
     private static QuickJsEngine engine;
 
