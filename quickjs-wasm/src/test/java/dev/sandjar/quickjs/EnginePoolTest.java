@@ -195,7 +195,7 @@ class EnginePoolTest {
                                 ffi.memory.writeI32(iov + 4, 8);
                                 ffi.memory.writeI32(iov + 8, b);
                                 ffi.memory.writeI32(iov + 12, 15);
-                                assertEquals(0, e.fdWrite(new long[] {1, iov, 2, out}));
+                                assertEquals(0, e.imports().fdWrite(new long[] {1, iov, 2, out}));
                                 int n = ffi.readI32(out);
                                 for (int p : new int[] {a, b, iov, out}) {
                                     ffi.free(p);
