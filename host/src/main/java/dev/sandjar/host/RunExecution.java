@@ -189,6 +189,9 @@ final class RunExecution implements RunSession {
                     || engine.currentPages()
                             > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
                 lease.retire(); // grown past what a default run may use: start the next one fresh
+                sandbox.templates().forget(engine);
+            } else if (engine.isBroken()) {
+                sandbox.templates().forget(engine); // the pool replaces it on return
             }
             lease.close();
         } finally {
@@ -290,7 +293,7 @@ final class RunExecution implements RunSession {
         long start = System.nanoTime();
         long cpuStart = budget.cpuNow();
         bridges.addAll(request.bridges());
-        template = Template.restoreFor(engine, this, bridges);
+        template = sandbox.templates().restoreFor(engine, this, bridges);
         runtime = template.runtime;
         ctx = template.context;
         encodeFn = template.encode;

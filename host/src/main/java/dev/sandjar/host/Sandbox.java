@@ -55,6 +55,7 @@ public final class Sandbox implements AutoCloseable {
     private final Limits ceilings;
     private final EnginePool pool;
     private final CodeAnalyzer analyzer;
+    private final TemplateCache templates = new TemplateCache();
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService blocking;
     private volatile boolean closed;
@@ -175,8 +176,10 @@ public final class Sandbox implements AutoCloseable {
                         }
                         return;
                     }
-                    if (l.engine().currentPages() > growthPagesFor(effective.heapBytes())) {
+                    QuickJsEngine held = l.engine();
+                    if (held.currentPages() > growthPagesFor(effective.heapBytes())) {
                         try {
+                            templates.forget(held);
                             l.replaceEngine(); // grown past this run's limit by an earlier run
                         } catch (RuntimeException e) {
                             l.close();
@@ -296,6 +299,11 @@ public final class Sandbox implements AutoCloseable {
         return leaks.get();
     }
 
+    /** The prepared templates of the pool's engines. */
+    TemplateCache templates() {
+        return templates;
+    }
+
     CodeAnalyzer analyzer() {
         return analyzer;
     }
@@ -341,6 +349,7 @@ public final class Sandbox implements AutoCloseable {
     public void close() {
         closed = true;
         pool.close();
+        templates.clear();
         analyzer.close();
         timer.shutdownNow();
         blocking.shutdownNow();

@@ -47,7 +47,6 @@ public final class QuickJsEngine implements AutoCloseable {
     final Map<Integer, JsRuntime> runtimes = new HashMap<>();
     final Map<Integer, JsContext> contexts = new HashMap<>();
     final HostRefTable hostRefs = new HostRefTable();
-    private final Map<Class<?>, Object> attachments = new HashMap<>();
 
     /** Host callbacks running now; contexts and runtimes refuse to close while one runs. */
     int callbackDepth;
@@ -287,15 +286,6 @@ public final class QuickJsEngine implements AutoCloseable {
     int allocatedPages() {
         checkThread();
         return memory.allocatedPages();
-    }
-
-    /**
-     * Per-engine state an owner keeps with the engine, made on first use (for example prepared
-     * snapshots); it lives and dies with the engine. Engine thread only.
-     */
-    public <T> T attachment(Class<T> type, java.util.function.Supplier<T> create) {
-        checkThread();
-        return type.cast(attachments.computeIfAbsent(type, t -> create.get()));
     }
 
     /**
