@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sandjar.quickjs.EngineLeakCheck;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

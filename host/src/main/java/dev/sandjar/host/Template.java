@@ -10,17 +10,14 @@ import dev.sandjar.quickjs.ModuleLoader;
 import dev.sandjar.quickjs.QuickJsEngine;
 import dev.sandjar.transport.codec.Transport;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A prepared runtime and context for one set of bridges, snapshotted: the codec, the bridges' guest
  * code, the prelude and the hardening are built once per engine and bridge set, and every run
  * restores the snapshot instead of building them again. A restore rewrites the engine's whole
  * memory, so each run starts exactly as fresh as if it had built everything itself; nothing of an
- * earlier run survives.
+ * earlier run survives. {@link TemplateCache} keeps them per engine.
  *
  * <p>The host callbacks compiled into the snapshot (the dispatcher, the interrupt handler, the
  * module loader) are trampolines to {@link #current}, the run the template serves now. Engine
@@ -28,13 +25,6 @@ import java.util.Map;
  */
 final class Template {
     private static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
-
-    /** The templates of one engine, and the empty state new ones are built from. */
-    static final class PerEngine {
-        private static final int KEEP = 2;
-        EngineSnapshot empty;
-        final Map<List<String>, Template> byKey = new LinkedHashMap<>(4, 0.75f, true);
-    }
 
     final List<String> key;
     final JsRuntime runtime;
@@ -79,40 +69,8 @@ final class Template {
         return key;
     }
 
-    /**
-     * The template for {@code run}'s bridges on {@code engine}, restored and serving {@code run}:
-     * built (and snapshotted) first if this engine has none for them.
-     */
-    static Template restoreFor(QuickJsEngine engine, RunExecution run, List<Bridge> bridges) {
-        PerEngine all = engine.attachment(PerEngine.class, PerEngine::new);
-        List<String> key = key(bridges);
-        Template t = all.byKey.get(key);
-        if (t != null) {
-            engine.restore(t.snapshot);
-            t.route.current = run;
-            return t;
-        }
-        if (all.empty == null) {
-            if (!engine.openObjects().isEmpty()) {
-                throw new EngineException(
-                        "engine is not empty before its first template: " + engine.openObjects());
-            }
-            all.empty = engine.snapshot();
-        } else {
-            engine.restore(all.empty);
-        }
-        if (all.byKey.size() >= PerEngine.KEEP) {
-            Iterator<Template> eldest = all.byKey.values().iterator();
-            eldest.next();
-            eldest.remove();
-        }
-        t = build(engine, run, bridges, key);
-        t.snapshot = engine.snapshot();
-        all.byKey.put(key, t);
-        return t;
-    }
-
-    private static Template build(
+    /** Builds the template for {@code bridges} on {@code engine}, serving {@code run}. */
+    static Template build(
             QuickJsEngine engine, RunExecution run, List<Bridge> bridges, List<String> key) {
         Route route = new Route();
         route.current = run;
@@ -147,7 +105,7 @@ final class Template {
                 throw new EngineException(
                         "bridge " + b.name() + ": its guest source failed to load: " + err);
             }
-            try (JsValue fn = f.value();
+            try (JsValue fn = f.orThrow();
                     JsValue name = ctx.newString(b.name())) {
                 ctx.setProperty(factories, String.valueOf(i), fn);
                 ctx.setProperty(names, String.valueOf(i), name);
@@ -205,6 +163,6 @@ final class Template {
             r.close();
             throw run.setupFailure(err);
         }
-        return r.value();
+        return r.orThrow();
     }
 }

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sandjar.quickjs.EngineLeakCheck;
+import dev.sandjar.host.testing.SandboxExtension;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import dev.sandjar.transport.BinaryValue;
 import dev.sandjar.transport.JsErrorValue;
 import dev.sandjar.transport.JsMap;

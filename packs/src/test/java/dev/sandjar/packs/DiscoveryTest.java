@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.RefusedException;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

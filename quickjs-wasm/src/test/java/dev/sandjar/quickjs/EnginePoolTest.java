@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -197,7 +198,7 @@ class EnginePoolTest {
                                 ffi.memory.writeI32(iov + 4, 8);
                                 ffi.memory.writeI32(iov + 8, b);
                                 ffi.memory.writeI32(iov + 12, 15);
-                                assertEquals(0, e.fdWrite(new long[] {1, iov, 2, out}));
+                                assertEquals(0, e.imports().fdWrite(new long[] {1, iov, 2, out}));
                                 int n = ffi.readI32(out);
                                 for (int p : new int[] {a, b, iov, out}) {
                                     ffi.free(p);

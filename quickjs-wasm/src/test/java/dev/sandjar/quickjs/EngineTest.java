@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import dev.sandjar.transport.Undefined;
 import java.time.Duration;
 import java.util.ArrayList;

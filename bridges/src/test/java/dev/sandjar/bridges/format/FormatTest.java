@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.time.Year;
 import java.time.ZoneOffset;
 import java.util.List;

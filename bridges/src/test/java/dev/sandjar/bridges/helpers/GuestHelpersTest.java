@@ -7,7 +7,7 @@ import dev.sandjar.bridges.time.Sleep;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;

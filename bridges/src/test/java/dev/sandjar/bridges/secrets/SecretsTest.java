@@ -9,7 +9,7 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

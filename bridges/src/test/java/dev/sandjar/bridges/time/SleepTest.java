@@ -3,14 +3,14 @@ package dev.sandjar.bridges.time;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sandjar.host.GuestSignal;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
 import dev.sandjar.host.SandboxRun;
+import dev.sandjar.host.testing.GuestSignal;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.host.SandboxExtension;
+import dev.sandjar.host.testing.SandboxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

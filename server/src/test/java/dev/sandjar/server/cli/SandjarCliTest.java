@@ -3,7 +3,7 @@ package dev.sandjar.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sandjar.quickjs.EngineLeakCheck;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sandjar.quickjs.EngineLeakCheck;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
 import dev.sandjar.quickjs.QuickJsEngine;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import dev.sandjar.transport.JsErrorValue;
 import dev.sandjar.transport.JsMap;
 import dev.sandjar.transport.JsRegExp;

@@ -6,13 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.sandjar.quickjs.EngineLeakCheck;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsError;
 import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
 import dev.sandjar.quickjs.QuickJsEngine;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import dev.sandjar.transport.BinaryValue;
 import dev.sandjar.transport.JsErrorValue;
 import dev.sandjar.transport.JsMap;

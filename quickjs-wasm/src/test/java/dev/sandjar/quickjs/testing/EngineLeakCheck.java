@@ -1,4 +1,4 @@
-package dev.sandjar.quickjs;
+package dev.sandjar.quickjs.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 

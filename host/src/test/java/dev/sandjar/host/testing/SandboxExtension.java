@@ -1,9 +1,15 @@
-package dev.sandjar.host;
+package dev.sandjar.host.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.sandjar.quickjs.EngineLeakCheck;
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.Operation;
+import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.RunResult;
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxRun;
+import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

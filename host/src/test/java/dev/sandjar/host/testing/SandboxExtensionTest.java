@@ -1,8 +1,10 @@
-package dev.sandjar.host;
+package dev.sandjar.host.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.Sandbox;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,8 +1,9 @@
-package dev.sandjar.quickjs;
+package dev.sandjar.quickjs.testing;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.quickjs.QuickJsEngine;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package dev.sandjar.host;
+package dev.sandjar.host.testing;
 
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.Operation;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
