@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.InvalidRequestException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,14 @@ class HostHeaderTest {
         String classpath =
                 Path.of(
                                 FetchExecutor.class
+                                        .getProtectionDomain()
+                                        .getCodeSource()
+                                        .getLocation()
+                                        .toURI())
+                        + java.io.File.pathSeparator
+                        // the fetch configuration's errors are the core's
+                        + Path.of(
+                                InvalidRequestException.class
                                         .getProtectionDomain()
                                         .getCodeSource()
                                         .getLocation()

@@ -24,7 +24,7 @@ class EngineLeakCheckTest {
                     e.getMessage()
                             .startsWith("test leaked: 1 open engine instance(s) (sandjar-engine-"),
                     e.getMessage());
-            assertTrue(e.getMessage().contains("QuickJsEngine.loop"), e.getMessage());
+            assertTrue(e.getMessage().contains("EngineThread.loop"), e.getMessage());
         } finally {
             engine.close();
         }
