@@ -162,14 +162,7 @@ public final class SandjarCli {
                 }
                 request.modules(modules.moduleResolution());
             }
-            options.globals.forEach(
-                    (name, json) -> {
-                        try {
-                            request.jsonGlobal(name, json);
-                        } catch (InvalidRequestException e) {
-                            throw new IllegalArgumentException(e.getMessage(), e);
-                        }
-                    });
+            options.globals.forEach(request::jsonGlobal); // checked while parsing
             request.filename(options.file.getFileName().toString())
                     .limits(options.limits())
                     .bridges(caps.build())
@@ -383,7 +376,15 @@ public final class SandjarCli {
             if (eq <= 0) {
                 throw new IllegalArgumentException("--global needs NAME=JSON, got '" + spec + "'");
             }
-            globals.put(spec.substring(0, eq), spec.substring(eq + 1));
+            String name = spec.substring(0, eq);
+            String json = spec.substring(eq + 1);
+            try {
+                RunRequest.builder("").jsonGlobal(name, json); // a usage error, found while parsing
+            } catch (InvalidRequestException e) {
+                String why = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
+                throw new IllegalArgumentException("--global " + name + ": not valid JSON: " + why);
+            }
+            globals.put(name, json);
         }
 
         /** Only what the flags set: the rest falls back to the sandbox's defaults. */
