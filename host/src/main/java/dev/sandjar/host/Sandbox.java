@@ -294,7 +294,13 @@ public final class Sandbox implements AutoCloseable {
                             + " characters; the ceiling (codeChars) is "
                             + ceilings.codeChars());
         }
-        return analyzer.parse(code).toPublic();
+        try {
+            return analyzer.parse(code).toPublic();
+        } catch (SandjarException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw engineFailure(e); // the analysis engine's own failure, never a raw engine type
+        }
     }
 
     /** The defaults a request's limits fall back to (complete except a derived wallTimeout). */
