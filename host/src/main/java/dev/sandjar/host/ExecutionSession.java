@@ -137,6 +137,11 @@ final class ExecutionSession implements RunSession {
     }
 
     @Override
+    public String redacted(String text) {
+        return redactions.apply(text);
+    }
+
+    @Override
     public void log(LogEntry.Level level, String message) {
         logs.add(level, message, "guest");
     }

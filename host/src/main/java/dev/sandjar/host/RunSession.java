@@ -56,6 +56,12 @@ public interface RunSession {
      */
     boolean redact(String value);
 
+    /**
+     * {@code text} with every value given to {@link #redact} masked, for text a bridge hands the
+     * caller itself (a progress message) rather than through the log.
+     */
+    String redacted(String text);
+
     /** Adds a line to the run's log, under the log's caps. */
     void log(LogEntry.Level level, String message);
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.bridges.console.Console;
 import dev.sandjar.bridges.helpers.GuestHelpers;
+import dev.sandjar.bridges.progress.Progress;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.LogEntry;
@@ -178,5 +179,20 @@ class SecretsTest {
                         new ArrayList<>());
         assertTrue(r.error().stack().startsWith("at ***"), r.error().stack());
         assertFalse(r.error().stack().contains("s3cr3t"));
+    }
+
+    @Test
+    void aProgressMessageIsMaskedBeforeTheListenerSeesIt() {
+        List<String> delivered = Collections.synchronizedList(new ArrayList<>());
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "progress(100, 'using ' + getSecret('API_TOKEN'));"
+                                                + " return 1;")
+                                .bridge(Secrets.bridge(STORE))
+                                .bridge(Progress.bridge(p -> delivered.add(p.message())))
+                                .build());
+        assertEquals(1L, r.valueOrThrow());
+        assertEquals(List.of("using ***"), delivered);
     }
 }
