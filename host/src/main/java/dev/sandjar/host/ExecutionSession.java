@@ -27,6 +27,7 @@ final class ExecutionSession implements RunSession {
     private final Limits limits;
     private final RunBudget budget;
     private final LogCollector logs;
+    private final Redactions redactions;
     private final Map<Object, Object> state = new ConcurrentHashMap<>();
     private final List<Runnable> endActions = new ArrayList<>();
     private final List<CompletableFuture<?>> holds = new ArrayList<>(); // under endActions' lock
@@ -34,12 +35,18 @@ final class ExecutionSession implements RunSession {
     private volatile boolean ended;
 
     ExecutionSession(
-            Sandbox sandbox, String runId, Limits limits, RunBudget budget, LogCollector logs) {
+            Sandbox sandbox,
+            String runId,
+            Limits limits,
+            RunBudget budget,
+            LogCollector logs,
+            Redactions redactions) {
         this.sandbox = sandbox;
         this.runId = runId;
         this.limits = limits;
         this.budget = budget;
         this.logs = logs;
+        this.redactions = redactions;
     }
 
     /** True once the run ended: bridge calls are refused and completions are dropped. */
@@ -122,6 +129,16 @@ final class ExecutionSession implements RunSession {
             }
         }
         action.run();
+    }
+
+    @Override
+    public boolean redact(String value) {
+        return redactions.add(value);
+    }
+
+    @Override
+    public String redacted(String text) {
+        return redactions.apply(text);
     }
 
     @Override

@@ -9,7 +9,9 @@ import java.util.logging.Logger;
 /**
  * A run's log, capped by lines and characters. When a line would pass a cap, the log is cut: one
  * notice line says so, later lines are counted, not kept, and the notice ends up naming how much
- * was dropped. A listener sees each kept line (and the notice) as it is added. Thread-safe.
+ * was dropped. A listener sees each kept line (and the notice) as it is added. Each line is masked
+ * ({@link Redactions}) as it is added, before it is counted or a listener sees it, and the whole
+ * log again when it is read, for values added after a line that held them. Thread-safe.
  */
 final class LogCollector {
     private static final Logger LOG = Logger.getLogger(LogCollector.class.getName());
@@ -17,19 +19,22 @@ final class LogCollector {
     private final int maxLines;
     private final long maxChars;
     private final Consumer<LogEntry> listener;
+    private final Redactions redactions;
     private final List<LogEntry> entries = new ArrayList<>();
     private long chars;
     private int noticeIndex = -1;
     private long droppedLines;
     private long droppedChars;
 
-    LogCollector(int maxLines, long maxChars, Consumer<LogEntry> listener) {
+    LogCollector(int maxLines, long maxChars, Consumer<LogEntry> listener, Redactions redactions) {
         this.maxLines = maxLines;
         this.maxChars = maxChars;
         this.listener = listener;
+        this.redactions = redactions;
     }
 
-    void add(LogEntry.Level level, String message, String source) {
+    void add(LogEntry.Level level, String raw, String source) {
+        String message = redactions.apply(raw);
         LogEntry entry;
         synchronized (this) {
             if (noticeIndex >= 0) {
@@ -79,6 +84,14 @@ final class LogCollector {
         if (noticeIndex >= 0) {
             entries.set(noticeIndex, notice());
         }
-        return List.copyOf(entries);
+        List<LogEntry> out = new ArrayList<>(entries.size());
+        for (LogEntry e : entries) {
+            String masked = redactions.apply(e.message());
+            out.add(
+                    masked.equals(e.message())
+                            ? e
+                            : new LogEntry(e.level(), masked, e.timestamp(), e.source()));
+        }
+        return List.copyOf(out);
     }
 }

@@ -45,6 +45,7 @@ final class RunExecution {
     private final CompletableFuture<RunResult> result;
     private final RunBudget budget;
     private final LogCollector logs;
+    private final Redactions redactions = new Redactions();
     private final ExecutionSession session;
     private final EventLoop loop;
     private final RunStatsRecorder stats;
@@ -91,8 +92,10 @@ final class RunExecution {
         this.binaryGlobals = binaryGlobals;
         this.result = result;
         this.budget = new RunBudget(limits, request.clock(), receivedNanos);
-        this.logs = new LogCollector(limits.logLines(), limits.logChars(), request.logListener());
-        this.session = new ExecutionSession(sandbox, runId, limits, budget, logs);
+        this.logs =
+                new LogCollector(
+                        limits.logLines(), limits.logChars(), request.logListener(), redactions);
+        this.session = new ExecutionSession(sandbox, runId, limits, budget, logs, redactions);
         this.loop = new EventLoop(budget, e -> classify(e, false));
         this.stats = new RunStatsRecorder(budget);
         this.loader = new RunModuleLoader(request, bridges);
@@ -338,7 +341,14 @@ final class RunExecution {
 
     private RunResult failure(RunError error) {
         return new RunResult(
-                runId, null, error, false, logs.entries(), Map.of(), limits, runStats());
+                runId,
+                null,
+                redactions.apply(error),
+                false,
+                logs.entries(),
+                Map.of(),
+                limits,
+                runStats());
     }
 
     private RunStats runStats() {

@@ -42,6 +42,26 @@ public interface RunSession {
      */
     void holdResultUntil(CompletionStage<?> delivery);
 
+    /**
+     * Masks {@code value} wherever the run's text leaves it: from now on in the run's log (before a
+     * log listener sees a line), and in the run's {@link RunError} (name, message and stack). Its
+     * base64, hex and URL-encoded forms are masked too; a masked value reads {@code ***}. For a
+     * bridge that hands the guest a value the caller must not see printed back (a secret).
+     *
+     * <p>Masking guards against accidents, not a guest bent on leaking: a value printed reversed or
+     * split is not found. Values shorter than 4 characters are not masked (masking them would ruin
+     * every line), and a run masks at most 1,000 distinct values.
+     *
+     * @return whether the value is masked
+     */
+    boolean redact(String value);
+
+    /**
+     * {@code text} with every value given to {@link #redact} masked, for text a bridge hands the
+     * caller itself (a progress message) rather than through the log.
+     */
+    String redacted(String text);
+
     /** Adds a line to the run's log, under the log's caps. */
     void log(LogEntry.Level level, String message);
 

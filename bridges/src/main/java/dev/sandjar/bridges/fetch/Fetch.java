@@ -27,16 +27,25 @@ import java.util.concurrent.atomic.AtomicInteger;
  * application/json}. {@code headers} has {@code get}, {@code has}, {@code getAll}, {@code entries},
  * {@code keys}, {@code values}, {@code forEach} and iterates as pairs.
  *
- * <p>Limits, inside the bridge: at most {@code maxCalls} requests per run, counted when started
- * (default 20, at most 100); the request timeout, body cap and redirect limit of the {@link
- * FetchConfig} (defaults 15 s, 1 MiB, 5 hops); every address the SSRF guard refuses. Errors are
- * {@code FetchError}s whose {@code code} is a {@link FetchException.Code} name, or {@code LIMIT}
- * for the per-run count.
+ * <p>Limits, inside the bridge: at most {@code maxCalls} requests per run (default 20, at most
+ * 100), counted when started and given back when the request is refused before anything is sent (a
+ * bad URL or header, a blocked address, a name that does not resolve), so refusals cannot use up a
+ * run's real requests; refusals have their own cap, {@link #MAX_REFUSED} per run, so a guest cannot
+ * spin the SSRF guard (and the resolver) without end; the request timeout, body cap and redirect
+ * limit of the {@link FetchConfig} (defaults 15 s, 1 MiB, 5 hops); every address the SSRF guard
+ * refuses. Errors are {@code FetchError}s whose {@code code} is a {@link FetchException.Code} name,
+ * or {@code LIMIT} for the per-run count.
  */
 public final class Fetch implements AutoCloseable {
     private static final String GUEST = GuestScripts.load(Fetch.class, "fetch.js");
     public static final int DEFAULT_MAX_CALLS = 20;
     public static final int MAX_CALLS = 100;
+
+    /**
+     * Requests refused before they were sent, per run; past it every fetch of the run fails {@code
+     * LIMIT}. Each refusal may cost a DNS lookup of a guest-chosen name, so they are bounded too.
+     */
+    public static final int MAX_REFUSED = 50;
 
     private final FetchExecutor executor;
     private final int maxCalls;
@@ -89,10 +98,37 @@ public final class Fetch implements AutoCloseable {
         return maxCalls;
     }
 
+    /** One run's counts: requests started and not given back, and refusals. */
+    private static final class RunCounts {
+        final AtomicInteger started = new AtomicInteger();
+        final AtomicInteger refused = new AtomicInteger();
+    }
+
     private Object request(OperationCall call) {
-        AtomicInteger count = call.session().state(this, AtomicInteger::new);
-        int n = count.incrementAndGet();
+        RunCounts counts = call.session().state(this, RunCounts::new);
+        if (counts.refused.get() >= MAX_REFUSED) {
+            throw new BridgeException(
+                    "FetchError",
+                    "LIMIT",
+                    "fetch: this run had "
+                            + MAX_REFUSED
+                            + " requests refused before they were sent; the limit is "
+                            + MAX_REFUSED
+                            + " per run");
+        }
+        FetchRequest request;
+        try {
+            request = build(call);
+        } catch (FetchException e) {
+            counts.refused.incrementAndGet();
+            throw guestError(e);
+        } catch (BridgeException e) {
+            counts.refused.incrementAndGet();
+            throw e;
+        }
+        int n = counts.started.incrementAndGet();
         if (n > maxCalls) {
+            counts.started.decrementAndGet();
             throw new BridgeException(
                     "FetchError",
                     "LIMIT",
@@ -102,35 +138,8 @@ public final class Fetch implements AutoCloseable {
                             + maxCalls
                             + " per run");
         }
-        FetchRequest request;
-        try {
-            FetchRequest.Builder b =
-                    FetchRequest.builder(call.string(0))
-                            .withMethod(call.string(1))
-                            .withTruncateOversizedBody(call.bool(5, false));
-            List<Object> headers = call.array(2);
-            for (int i = 0; i < headers.size(); i++) {
-                if (!(headers.get(i) instanceof List<?> pair)
-                        || pair.size() != 2
-                        || !(pair.get(0) instanceof String name)
-                        || !(pair.get(1) instanceof String value)) {
-                    throw new BridgeException(
-                            "TypeError",
-                            "BAD_HEADER",
-                            "fetch: header " + i + " must be a [name, value] pair of strings");
-                }
-                b.addHeader(name, value);
-            }
-            if (call.arg(3) != null) {
-                b.withBody(call.bytes(3));
-            } else if (call.arg(4) != null) {
-                b.withBody(call.string(4).getBytes(StandardCharsets.UTF_8));
-            }
-            request = b.build();
-        } catch (FetchException e) {
-            throw guestError(e);
-        }
-        CompletableFuture<FetchResponse> response = executor.fetch(request);
+        FetchCall started = executor.start(request);
+        CompletableFuture<FetchResponse> response = started.result;
         CompletableFuture<Object> result =
                 response.handle(
                         (r, err) -> {
@@ -139,6 +148,11 @@ public final class Fetch implements AutoCloseable {
                                         err instanceof CompletionException && err.getCause() != null
                                                 ? err.getCause()
                                                 : err;
+                                if (!started.wasSent()) {
+                                    // Nothing reached the network: the slot is the run's again.
+                                    counts.started.decrementAndGet();
+                                    counts.refused.incrementAndGet();
+                                }
                                 if (cause instanceof FetchException fe) {
                                     throw guestError(fe);
                                 }
@@ -156,6 +170,33 @@ public final class Fetch implements AutoCloseable {
                     }
                 });
         return result;
+    }
+
+    /** The guest's arguments as a request; refused ones throw before anything is counted. */
+    private static FetchRequest build(OperationCall call) {
+        FetchRequest.Builder b =
+                FetchRequest.builder(call.string(0))
+                        .withMethod(call.string(1))
+                        .withTruncateOversizedBody(call.bool(5, false));
+        List<Object> headers = call.array(2);
+        for (int i = 0; i < headers.size(); i++) {
+            if (!(headers.get(i) instanceof List<?> pair)
+                    || pair.size() != 2
+                    || !(pair.get(0) instanceof String name)
+                    || !(pair.get(1) instanceof String value)) {
+                throw new BridgeException(
+                        "TypeError",
+                        "BAD_HEADER",
+                        "fetch: header " + i + " must be a [name, value] pair of strings");
+            }
+            b.addHeader(name, value);
+        }
+        if (call.arg(3) != null) {
+            b.withBody(call.bytes(3));
+        } else if (call.arg(4) != null) {
+            b.withBody(call.string(4).getBytes(StandardCharsets.UTF_8));
+        }
+        return b.build();
     }
 
     private static BridgeException guestError(FetchException e) {

@@ -51,6 +51,7 @@ final class FetchCall {
     private final HttpClients clients;
     private final Executor resolverPool;
     private final Object lock = new Object();
+    private volatile boolean sent;
     private Future<?> pending;
     private CappedBodySubscriber body;
     private Future<?> deadline;
@@ -88,6 +89,15 @@ final class FetchCall {
             scheduled.cancel(false);
         }
         hop(new Hop(request.parsedUrl(), request.method(), request.headers(), request.body(), 0));
+    }
+
+    /**
+     * Whether a request went to the network: false while the call failed before its first hop was
+     * handed to the HTTP client (a refused address, a name that did not resolve, a timeout during
+     * resolution).
+     */
+    boolean wasSent() {
+        return sent;
     }
 
     /** Fails the call unless it already finished; stops whatever is running. */
@@ -142,17 +152,18 @@ final class FetchCall {
             return;
         }
         HttpClient client = clients.forUrl(hop.url());
-        CompletableFuture<HttpResponse<byte[]>> sent;
+        CompletableFuture<HttpResponse<byte[]>> exchange;
+        sent = true;
         try {
-            sent = client.sendAsync(httpRequest, info -> bodySubscriber(info, hop));
+            exchange = client.sendAsync(httpRequest, info -> bodySubscriber(info, hop));
         } catch (RuntimeException e) {
             fail(e);
             return;
         }
-        if (!track(sent)) {
+        if (!track(exchange)) {
             return;
         }
-        sent.whenComplete(
+        exchange.whenComplete(
                 (response, error) -> {
                     if (error != null) {
                         fail(error);

@@ -100,19 +100,24 @@ public final class FetchExecutor implements AutoCloseable {
      * future exceptionally with a {@link FetchException}. Cancelling the future aborts the request.
      */
     public CompletableFuture<FetchResponse> fetch(FetchRequest request) {
+        return start(request).result;
+    }
+
+    /** As {@link #fetch}, giving the call itself: whether it was sent is known from it. */
+    FetchCall start(FetchRequest request) {
         FetchCall call = new FetchCall(request, config, guard, clients, resolverPool);
         inFlight.add(call);
         call.result.whenComplete((response, error) -> inFlight.remove(call));
         if (closed) {
             call.fail(new FetchException(Code.ABORTED, "the fetch executor is closed"));
-            return call.result;
+            return call;
         }
         call.start(timer);
         // Closed while starting: the close may have missed this call.
         if (closed) {
             call.fail(new FetchException(Code.ABORTED, "the fetch executor is closed"));
         }
-        return call.result;
+        return call;
     }
 
     /** Fetches still running. */

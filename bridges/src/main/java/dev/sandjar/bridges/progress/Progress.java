@@ -81,7 +81,8 @@ public final class Progress {
         }
         RunSession session = call.session();
         RunProgress run = session.state(key, () -> new RunProgress(session, listener));
-        run.offer(percent, message);
+        // A message reaches the caller as the log does: masked the same way (RunSession#redact).
+        run.offer(percent, message == null ? null : session.redacted(message));
         return null;
     }
 

@@ -5,6 +5,7 @@ import dev.sandjar.host.Bridge;
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.Param;
+import dev.sandjar.host.RunSession;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -19,6 +20,9 @@ import java.util.TreeSet;
  * <p>A scope limits a run to the names it declares: any other name is refused at the bridge ({@code
  * SecretError}, code {@code OUT_OF_SCOPE}), so no guest-side path can route around it; an empty
  * scope denies everything; no scope is unscoped. Errors name the secret, never its value.
+ *
+ * <p>Every value handed to the guest is masked in the run's log and its error ({@link
+ * RunSession#redact}): a script that prints it by accident shows {@code ***}.
  */
 public final class Secrets {
     private static final String GUEST = GuestScripts.load(Secrets.class, "secrets.js");
@@ -47,6 +51,7 @@ public final class Secrets {
                                         c -> {
                                             String n = allowed(c.string(0), scope);
                                             return store.get(n)
+                                                    .map(v -> handOut(c.session(), v))
                                                     .orElseThrow(
                                                             () ->
                                                                     new BridgeException(
@@ -64,7 +69,7 @@ public final class Secrets {
                                 .handler(
                                         c ->
                                                 store.get(allowed(c.string(0), scope))
-                                                        .map(v -> (Object) v)
+                                                        .map(v -> (Object) handOut(c.session(), v))
                                                         .orElse(
                                                                 dev.sandjar.transport.Undefined
                                                                         .INSTANCE))
@@ -81,6 +86,17 @@ public final class Secrets {
                                         })
                                 .build())
                 .build();
+    }
+
+    /**
+     * A value on its way to the guest: the run masks it (and its encoded forms) in its log and its
+     * error from now on. Only values handed out are masked: the bridge has no hook at the run's
+     * start, and reading every secret in scope for every run would cost a store that is remote one
+     * lookup per secret per run even when the run reads none.
+     */
+    private static String handOut(RunSession session, String value) {
+        session.redact(value);
+        return value;
     }
 
     private static String allowed(String name, Set<String> scope) {

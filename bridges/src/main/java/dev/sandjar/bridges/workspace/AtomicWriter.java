@@ -40,11 +40,13 @@ final class AtomicWriter {
     private final Resolver resolver;
     private final WorkspaceLimits limits;
     private final Budget budget;
+    private final Quota quota;
 
-    AtomicWriter(Resolver resolver, WorkspaceLimits limits, Budget budget) {
+    AtomicWriter(Resolver resolver, WorkspaceLimits limits, Budget budget, Quota quota) {
         this.resolver = resolver;
         this.limits = limits;
         this.budget = budget;
+        this.quota = quota;
     }
 
     /** What goes into the temporary file before it is renamed into place. */
@@ -71,20 +73,27 @@ final class AtomicWriter {
                 resolver.requireFile(op, loc, old);
             }
             Set<PosixFilePermission> perms = old == null ? null : permissionsOf(loc.dir, loc.name);
-            budget.chargeWrite(op, loc.shown, data.length);
-            replace(
-                    op,
-                    loc,
-                    perms,
-                    out -> {
-                        for (int off = 0; off < data.length; off += Budget.CHUNK) {
-                            budget.checkCancelled(op, loc.shown);
-                            writeFully(
-                                    out,
-                                    ByteBuffer.wrap(
-                                            data, off, Math.min(Budget.CHUNK, data.length - off)));
-                        }
-                    });
+            try (Quota.Charge charge = quota.charge(op, loc.shown)) {
+                // A rewrite counts only its growth: one that shrinks a file passes at the quota.
+                charge.add(old == null ? 1 : 0, data.length - (old == null ? 0 : old.size()));
+                budget.chargeWrite(op, loc.shown, data.length);
+                replace(
+                        op,
+                        loc,
+                        perms,
+                        out -> {
+                            for (int off = 0; off < data.length; off += Budget.CHUNK) {
+                                budget.checkCancelled(op, loc.shown);
+                                writeFully(
+                                        out,
+                                        ByteBuffer.wrap(
+                                                data,
+                                                off,
+                                                Math.min(Budget.CHUNK, data.length - off)));
+                            }
+                        });
+                charge.commit();
+            }
         }
     }
 

@@ -52,13 +52,20 @@ final class TreeOperations {
     private final AtomicWriter writer;
     private final WorkspaceLimits limits;
     private final Budget budget;
+    private final Quota quota;
     private final Object namespaceLock = new Object();
 
-    TreeOperations(Resolver resolver, AtomicWriter writer, WorkspaceLimits limits, Budget budget) {
+    TreeOperations(
+            Resolver resolver,
+            AtomicWriter writer,
+            WorkspaceLimits limits,
+            Budget budget,
+            Quota quota) {
         this.resolver = resolver;
         this.writer = writer;
         this.limits = limits;
         this.budget = budget;
+        this.quota = quota;
     }
 
     List<Entry> list(String op, String path) throws IOException {
@@ -114,16 +121,27 @@ final class TreeOperations {
             }
             checkDestination(op, dst, source.isDirectory(), overwrite, false);
             CopyCounter counter = new CopyCounter(op, src.shown, limits.maxCopyBytes());
-            if (source.isRegularFile()) {
-                counter.ensureRoom(source.size());
-                budget.ensureWriteRoom(op, src.shown, source.size());
-                Set<PosixFilePermission> perms = AtomicWriter.permissionsOf(src.dir, src.name);
-                try (SeekableByteChannel in = resolver.openFile(op, src, StandardOpenOption.READ)) {
-                    writer.replace(
-                            op, dst, perms, out -> transfer(op, src.shown, in, out, counter));
+            try (Quota.Charge charge = quota.charge(op, dst.shown)) {
+                if (source.isRegularFile()) {
+                    counter.ensureRoom(source.size());
+                    budget.ensureWriteRoom(op, src.shown, source.size());
+                    BasicFileAttributes old = lstatOrNull(dst.dir, dst.name);
+                    long oldSize = old != null && old.isRegularFile() ? old.size() : 0;
+                    charge.add(old == null ? 1 : 0, source.size() - oldSize);
+                    Prepaid paid = new Prepaid(charge, source.size());
+                    Set<PosixFilePermission> perms = AtomicWriter.permissionsOf(src.dir, src.name);
+                    try (SeekableByteChannel in =
+                            resolver.openFile(op, src, StandardOpenOption.READ)) {
+                        writer.replace(
+                                op,
+                                dst,
+                                perms,
+                                out -> transfer(op, src.shown, in, out, counter, paid));
+                    }
+                } else {
+                    copyTree(op, src, dst, counter, charge);
                 }
-            } else {
-                copyTree(op, src, dst, counter);
+                charge.commit();
             }
         }
     }
@@ -147,7 +165,11 @@ final class TreeOperations {
             }
             synchronized (namespaceLock) {
                 checkDestination(op, dst, source.isDirectory(), overwrite, true);
+                BasicFileAttributes replaced = lstatOrNull(dst.dir, dst.name);
                 src.dir.move(src.name, dst.dir, dst.name);
+                if (replaced != null) {
+                    quota.removed(1, replaced.isRegularFile() ? replaced.size() : 0);
+                }
             }
         }
     }
@@ -165,7 +187,11 @@ final class TreeOperations {
             if (loc.isRoot()) {
                 throw refuse(Code.EXISTS, op, loc.shown, "the workspace root exists");
             }
-            createDirectory(op, loc.shown, loc.dir, loc.name, loc.subject, loc.staging, false);
+            try (Quota.Charge charge = quota.charge(op, loc.shown)) {
+                charge.add(1, 0);
+                createDirectory(op, loc.shown, loc.dir, loc.name, loc.subject, loc.staging, false);
+                charge.commit();
+            }
         }
     }
 
@@ -177,14 +203,21 @@ final class TreeOperations {
             BasicFileAttributes attrs = resolver.existing(op, loc);
             if (!attrs.isDirectory()) {
                 loc.dir.deleteFile(loc.name);
+                quota.removed(1, attrs.isRegularFile() ? attrs.size() : 0);
             } else if (recursive) {
-                removeTree(op, loc.shown, loc.dir, loc.name, loc.subject, 0, true);
+                Removed removed = new Removed();
+                try {
+                    removeTree(op, loc.shown, loc.dir, loc.name, loc.subject, 0, true, removed);
+                } finally {
+                    quota.removed(removed.entries, removed.bytes); // a part, if it failed midway
+                }
             } else {
                 try {
                     loc.dir.deleteDirectory(loc.name);
                 } catch (DirectoryNotEmptyException e) {
                     throw refuse(Code.NOT_EMPTY, op, loc.shown, loc.subject + " is not empty");
                 }
+                quota.removed(1, 0);
             }
         }
     }
@@ -228,7 +261,7 @@ final class TreeOperations {
      * parent} through handles. Serialized, so the rename cannot replace an empty directory another
      * call just made.
      */
-    private void createDirectory(
+    private boolean createDirectory(
             String op,
             String shown,
             SecureDirectoryStream<Path> parent,
@@ -241,7 +274,7 @@ final class TreeOperations {
             BasicFileAttributes there = lstatOrNull(parent, name);
             if (there != null) {
                 if (existingIsFine && there.isDirectory()) {
-                    return;
+                    return false;
                 }
                 throw refuse(Code.EXISTS, op, shown, subject + " already exists");
             }
@@ -252,6 +285,7 @@ final class TreeOperations {
                 removeQuietly(staging.dir(), staged);
                 throw e;
             }
+            return true;
         }
     }
 
@@ -281,6 +315,10 @@ final class TreeOperations {
         List<String> names = path.names();
         SecureDirectoryStream<Path> rootDir = resolver.rootDir();
         SecureDirectoryStream<Path> dir = rootDir;
+        // Every missing directory is reserved at the first one missing, so a path that would pass
+        // the quota makes none of them; one that another call made meanwhile is given back.
+        Quota.Charge charge = null;
+        long unused = 0;
         try {
             for (int i = 0; i < names.size(); i++) {
                 budget.checkCancelled(op, shown);
@@ -289,7 +327,15 @@ final class TreeOperations {
                 boolean last = i == names.size() - 1;
                 BasicFileAttributes there = lstatOrNull(dir, name);
                 if (there == null) {
-                    createDirectory(op, shown, dir, name, subject, resolver.rootStaging(), true);
+                    if (charge == null) {
+                        charge = quota.charge(op, shown);
+                        charge.add(names.size() - i, 0);
+                        unused = names.size() - i;
+                    }
+                    if (createDirectory(
+                            op, shown, dir, name, subject, resolver.rootStaging(), true)) {
+                        unused--;
+                    }
                 } else if (there.isSymbolicLink()) {
                     throw refuse(Code.SYMLINK, op, shown, resolver.linkReason(subject));
                 } else if (!there.isDirectory()) {
@@ -312,13 +358,26 @@ final class TreeOperations {
             if (dir != rootDir) {
                 closeQuietly(dir);
             }
+            if (charge != null) {
+                // What was made stays made, even when a later step failed.
+                charge.add(-unused, 0);
+                charge.commit();
+                charge.close();
+            }
         }
     }
 
     private void mkdirsOnHost(String op, String raw) throws IOException {
         GuestPath.checkCommon(op, raw);
-        try {
-            Files.createDirectories(resolver.rootPath().resolve(raw).normalize());
+        try (Quota.Charge charge = quota.charge(op, GuestPath.quote(raw))) {
+            Path target = resolver.rootPath().resolve(raw).normalize();
+            long missing = 0;
+            for (Path p = target; p != null && !Files.exists(p, NOFOLLOW); p = p.getParent()) {
+                missing++;
+            }
+            charge.add(missing, 0);
+            Files.createDirectories(target);
+            charge.commit();
         } catch (InvalidPathException e) {
             throw refuse(Code.INVALID_PATH, op, GuestPath.quote(raw), "not a valid host path");
         } catch (FileAlreadyExistsException e) {
@@ -333,7 +392,8 @@ final class TreeOperations {
             Path name,
             String subject,
             int depth,
-            boolean cancellable)
+            boolean cancellable,
+            Removed removed)
             throws IOException {
         if (depth >= MAX_TREE_DEPTH) {
             throw refuse(Code.LIMIT, op, shown, "tree is nested deeper than " + MAX_TREE_DEPTH);
@@ -350,10 +410,18 @@ final class TreeOperations {
                 }
                 if (attrs.isDirectory()) {
                     removeTree(
-                            op, shown, dir, child, subject + "/" + child, depth + 1, cancellable);
+                            op,
+                            shown,
+                            dir,
+                            child,
+                            subject + "/" + child,
+                            depth + 1,
+                            cancellable,
+                            removed);
                 } else {
                     try {
                         dir.deleteFile(child);
+                        removed.add(attrs.isRegularFile() ? attrs.size() : 0);
                     } catch (NoSuchFileException e) {
                         // removed by someone else meanwhile
                     }
@@ -362,15 +430,27 @@ final class TreeOperations {
         }
         try {
             parent.deleteDirectory(name);
+            removed.add(0);
         } catch (DirectoryNotEmptyException e) {
             throw refuse(Code.NOT_EMPTY, op, shown, subject + " gained entries while removed");
+        }
+    }
+
+    /** Entries and bytes a recursive remove took away, for the quota. */
+    private static final class Removed {
+        long entries;
+        long bytes;
+
+        void add(long size) {
+            entries++;
+            bytes += size;
         }
     }
 
     /** Best-effort cleanup of a staged tree, even after cancellation; never follows a link. */
     private void removeQuietly(SecureDirectoryStream<Path> parent, Path name) {
         try {
-            removeTree("cleanup", "", parent, name, name.toString(), 0, false);
+            removeTree("cleanup", "", parent, name, name.toString(), 0, false, new Removed());
         } catch (IOException | RuntimeException e) {
             // Best effort: the failure that brought us here is the one to report.
         }
@@ -414,7 +494,8 @@ final class TreeOperations {
             String shown,
             SeekableByteChannel in,
             SeekableByteChannel out,
-            CopyCounter counter)
+            CopyCounter counter,
+            Prepaid paid)
             throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(Budget.CHUNK);
         while (true) {
@@ -425,16 +506,41 @@ final class TreeOperations {
                 return;
             }
             counter.add(r);
+            paid.use(r);
             budget.chargeWrite(op, shown, r);
             buf.flip();
             AtomicWriter.writeFully(out, buf);
         }
     }
 
+    /**
+     * The bytes a copy reserved from the quota before it began: a source that grows while it is
+     * copied charges the rest as it goes.
+     */
+    private static final class Prepaid {
+        private final Quota.Charge charge;
+        private long left;
+
+        Prepaid(Quota.Charge charge, long left) {
+            this.charge = charge;
+            this.left = left;
+        }
+
+        void use(long n) {
+            long fromPrepaid = Math.min(n, left);
+            left -= fromPrepaid;
+            if (n > fromPrepaid) {
+                charge.add(0, n - fromPrepaid);
+            }
+        }
+    }
+
     /** Builds the copy in a staging directory, then renames it into place in one step. */
-    private void copyTree(String op, Location src, Location dst, CopyCounter counter)
+    private void copyTree(
+            String op, Location src, Location dst, CopyCounter counter, Quota.Charge charge)
             throws IOException {
         Staging staging = dst.staging;
+        charge.add(1, 0); // the copied directory itself
         Path staged = stageDirectory(op, src.shown, staging);
         boolean placed = false;
         try {
@@ -442,7 +548,7 @@ final class TreeOperations {
                             resolver.openDir(op, src.shown, src.dir, src.name, src.subject);
                     SecureDirectoryStream<Path> into =
                             staging.dir().newDirectoryStream(staged, NOFOLLOW)) {
-                copyChildren(op, src, from, into, src.subject, staging, counter, 1);
+                copyChildren(op, src, from, into, src.subject, staging, counter, charge, 1);
             }
             synchronized (namespaceLock) {
                 if (lstatOrNull(dst.dir, dst.name) != null) {
@@ -466,6 +572,7 @@ final class TreeOperations {
             String subject,
             Staging staging,
             CopyCounter counter,
+            Quota.Charge charge,
             int depth)
             throws IOException {
         if (depth >= MAX_TREE_DEPTH) {
@@ -487,16 +594,20 @@ final class TreeOperations {
                         child + " is a symbolic link; a copied tree cannot hold links");
             }
             if (attrs.isDirectory()) {
+                charge.add(1, 0);
                 createDirectory(op, src.shown, into, name, child, staging, false);
                 try (SecureDirectoryStream<Path> fromChild =
                                 resolver.openDir(op, src.shown, from, name, child);
                         SecureDirectoryStream<Path> intoChild =
                                 into.newDirectoryStream(name, NOFOLLOW)) {
-                    copyChildren(op, src, fromChild, intoChild, child, staging, counter, depth + 1);
+                    copyChildren(
+                            op, src, fromChild, intoChild, child, staging, counter, charge,
+                            depth + 1);
                 }
             } else if (attrs.isRegularFile()) {
                 counter.ensureRoom(attrs.size());
                 budget.ensureWriteRoom(op, src.shown, attrs.size());
+                charge.add(1, 0);
                 SeekableByteChannel in;
                 try {
                     in =
@@ -509,7 +620,7 @@ final class TreeOperations {
                         SeekableByteChannel out =
                                 AtomicWriter.createFile(
                                         into, name, AtomicWriter.permissionsOf(from, name))) {
-                    transfer(op, src.shown, in, out, counter);
+                    transfer(op, src.shown, in, out, counter, new Prepaid(charge, 0));
                 }
             } else {
                 throw refuse(Code.NOT_A_FILE, op, src.shown, child + " is a special file");

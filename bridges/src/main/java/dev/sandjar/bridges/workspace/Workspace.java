@@ -66,9 +66,12 @@ import java.util.function.BooleanSupplier;
  * See {@link WorkspaceLimits}. A read checks the file's size before reading and also stops at the
  * cap, so a file that grows is never read past it. Run totals are charged as bytes move: reads (not
  * copies) count against {@code maxTotalReadBytes}; writes and the bytes copies produce count
- * against {@code maxTotalWriteBytes}. The cancellation hook is polled when an operation starts,
- * between 64 KiB chunks and between directory entries. An interrupted thread also gets {@code
- * CANCELLED}.
+ * against {@code maxTotalWriteBytes}. The workspace's quotas ({@code maxWorkspaceEntries}, {@code
+ * maxWorkspaceBytes}) bound what the tree holds across runs: usage is scanned at the first write,
+ * copy or mkdir of this instance and tracked from there ({@code Quota}); an operation that would
+ * pass a quota fails {@code QUOTA} before it writes anything. The cancellation hook is polled when
+ * an operation starts, between 64 KiB chunks and between directory entries. An interrupted thread
+ * also gets {@code CANCELLED}.
  *
  * <h2>Threads</h2>
  *
@@ -107,8 +110,9 @@ public final class Workspace implements AutoCloseable {
         this.limits = b.limits;
         this.budget = new Budget(b.limits, b.cancelled);
         this.reader = new BoundedReader(resolver, limits, budget);
-        this.writer = new AtomicWriter(resolver, limits, budget);
-        this.tree = new TreeOperations(resolver, writer, limits, budget);
+        Quota quota = new Quota(resolver, limits, budget);
+        this.writer = new AtomicWriter(resolver, limits, budget, quota);
+        this.tree = new TreeOperations(resolver, writer, limits, budget, quota);
     }
 
     /** Starts a workspace over {@code root}, an existing directory the host chose. */

@@ -33,6 +33,11 @@ public final class WorkspaceException extends SandjarException {
         TOO_LARGE,
         /** A per-run total, the list entry cap or the tree depth cap is exhausted. */
         LIMIT,
+        /**
+         * The workspace would hold more entries or bytes than its quota ({@code
+         * maxWorkspaceEntries}, {@code maxWorkspaceBytes}); nothing was written.
+         */
+        QUOTA,
         /** The run's cancellation hook fired. */
         CANCELLED,
         /** Anything else the filesystem refused (permissions, no space, a mount point). */

@@ -18,15 +18,23 @@ import dev.sandjar.host.InvalidRequestException;
  *       <td>2 GiB</td><td>LIMIT</td></tr>
  *   <tr><td>{@code maxListEntries}: entries one list returns</td><td>10,000</td>
  *       <td>1,000,000</td><td>LIMIT</td></tr>
+ *   <tr><td>{@code maxWorkspaceEntries}: files, directories and links the workspace holds</td>
+ *       <td>10,000</td><td>1,000,000</td><td>QUOTA</td></tr>
+ *   <tr><td>{@code maxWorkspaceBytes}: bytes of the files the workspace holds</td><td>1 GiB</td>
+ *       <td>64 GiB</td><td>QUOTA</td></tr>
  * </table>
  *
- * <p>Zero is allowed and disables the operation (a zero write cap allows only empty writes).
+ * <p>Zero is allowed and disables the operation (a zero write cap allows only empty writes; a zero
+ * entry quota allows no new entry). The two quotas are about what the workspace holds, across runs
+ * (see {@code Quota} for how it is measured); the others about what one run does.
  */
 public final class WorkspaceLimits {
     private static final long MIB = 1L << 20;
     static final long FILE_BYTES_CEILING = 256 * MIB;
     static final long RUN_BYTES_CEILING = 2048 * MIB;
     static final int LIST_ENTRIES_CEILING = 1_000_000;
+    static final long WORKSPACE_ENTRIES_CEILING = 1_000_000;
+    static final long WORKSPACE_BYTES_CEILING = 64 * 1024 * MIB;
 
     private static final WorkspaceLimits DEFAULTS = builder().build();
 
@@ -36,6 +44,8 @@ public final class WorkspaceLimits {
     private final long maxTotalReadBytes;
     private final long maxTotalWriteBytes;
     private final int maxListEntries;
+    private final long maxWorkspaceEntries;
+    private final long maxWorkspaceBytes;
 
     private WorkspaceLimits(Builder b) {
         this.maxReadBytes = b.maxReadBytes;
@@ -44,6 +54,8 @@ public final class WorkspaceLimits {
         this.maxTotalReadBytes = b.maxTotalReadBytes;
         this.maxTotalWriteBytes = b.maxTotalWriteBytes;
         this.maxListEntries = b.maxListEntries;
+        this.maxWorkspaceEntries = b.maxWorkspaceEntries;
+        this.maxWorkspaceBytes = b.maxWorkspaceBytes;
     }
 
     public static WorkspaceLimits defaults() {
@@ -78,6 +90,16 @@ public final class WorkspaceLimits {
         return maxListEntries;
     }
 
+    /** Files, directories and links the whole workspace may hold (the root is not counted). */
+    public long maxWorkspaceEntries() {
+        return maxWorkspaceEntries;
+    }
+
+    /** Bytes the workspace's regular files may hold together. */
+    public long maxWorkspaceBytes() {
+        return maxWorkspaceBytes;
+    }
+
     @Override
     public String toString() {
         return "WorkspaceLimits[maxReadBytes="
@@ -92,6 +114,10 @@ public final class WorkspaceLimits {
                 + maxTotalWriteBytes
                 + ", maxListEntries="
                 + maxListEntries
+                + ", maxWorkspaceEntries="
+                + maxWorkspaceEntries
+                + ", maxWorkspaceBytes="
+                + maxWorkspaceBytes
                 + "]";
     }
 
@@ -102,6 +128,8 @@ public final class WorkspaceLimits {
         private long maxTotalReadBytes = 256 * MIB;
         private long maxTotalWriteBytes = 256 * MIB;
         private int maxListEntries = 10_000;
+        private long maxWorkspaceEntries = 10_000;
+        private long maxWorkspaceBytes = 1024 * MIB;
 
         private Builder() {}
 
@@ -132,6 +160,16 @@ public final class WorkspaceLimits {
 
         public Builder withMaxListEntries(int value) {
             maxListEntries = (int) checked("maxListEntries", value, LIST_ENTRIES_CEILING);
+            return this;
+        }
+
+        public Builder withMaxWorkspaceEntries(long value) {
+            maxWorkspaceEntries = checked("maxWorkspaceEntries", value, WORKSPACE_ENTRIES_CEILING);
+            return this;
+        }
+
+        public Builder withMaxWorkspaceBytes(long value) {
+            maxWorkspaceBytes = checked("maxWorkspaceBytes", value, WORKSPACE_BYTES_CEILING);
             return this;
         }
 

@@ -238,6 +238,62 @@ class FetchBridgeTest {
         assertEquals("LIMIT", v.get(8));
     }
 
+    /** Guest code: {@code code(thunk)} is the fetch's status, or its error's code. */
+    private static final String CODE =
+            "async function code(f) { try { return (await f()).status; } catch (e) { return"
+                    + " e.code; } }\n";
+
+    @Test
+    void refusedRequestsDoNotUseUpTheRunsRequests() {
+        RunResult r =
+                run(
+                        CODE
+                                + "const refused = [];\n"
+                                + "for (let i = 0; i < 12; i++) refused.push(await code(() =>"
+                                + " fetch('http://10.0.0.1/')));\n"
+                                + "for (let i = 0; i < 3; i++) refused.push(await code(() =>"
+                                + " fetch('ftp://example.com/')));\n"
+                                + "const sent = [];\n"
+                                + "for (let i = 0; i < 9; i++) sent.push(await code(() =>"
+                                + " fetch(base + '/json')));\n"
+                                + "return [refused, sent];");
+        List<?> v = (List<?>) r.valueOrThrow();
+        List<String> refused = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            refused.add("BLOCKED_ADDRESS");
+        }
+        refused.addAll(List.of("BAD_URL", "BAD_URL", "BAD_URL"));
+        assertEquals(refused, v.get(0));
+        assertEquals(List.of(200L, 200L, 200L, 200L, 200L, 200L, 200L, 200L, "LIMIT"), v.get(1));
+    }
+
+    @Test
+    void refusalsHaveTheirOwnCapPerRun() {
+        RunResult r =
+                run(
+                        CODE
+                                + "const codes = [];\n"
+                                + "for (let i = 0; i <= "
+                                + Fetch.MAX_REFUSED
+                                + "; i++) codes.push(await code(() =>"
+                                + " fetch('http://10.0.0.1/')));\n"
+                                + "let message;\n"
+                                + "try { await fetch(base + '/json'); } catch (e) { message ="
+                                + " e.code + ': ' + e.message; }\n"
+                                + "return [codes, message];");
+        List<?> v = (List<?>) r.valueOrThrow();
+        List<?> codes = (List<?>) v.get(0);
+        assertEquals(Fetch.MAX_REFUSED, codes.stream().filter("BLOCKED_ADDRESS"::equals).count());
+        assertEquals("LIMIT", codes.get(Fetch.MAX_REFUSED));
+        assertEquals(
+                "LIMIT: fetch: this run had 50 requests refused before they were sent; the limit"
+                        + " is 50 per run",
+                v.get(1));
+        // The cap is the run's: the next run fetches again.
+        assertEquals(
+                200L, run(CODE + "return await code(() => fetch(base + '/json'));").valueOrThrow());
+    }
+
     @Test
     void fiveSlowRequestsOverlap() {
         slowStarts.clear();

@@ -124,4 +124,30 @@ class WorkspaceBridgeTest {
             assertEquals(0, files.count(), "a refused write left a file behind");
         }
     }
+
+    @Test
+    void theGuestSeesTheQuotaByName() throws Exception {
+        Path root = Files.createDirectory(dir.resolve("quota"));
+        WorkspaceBridge tiny =
+                WorkspaceBridge.create(
+                        root,
+                        WorkspaceLimits.builder().withMaxWorkspaceEntries(1).build(),
+                        FilesystemAccess.CONTAINED);
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "await workspace.write('a.txt', 'a');\n"
+                                                + "try { await workspace.mkdir('d'); }\n"
+                                                + "catch (e) { return [e.name, e.code, e.message];"
+                                                + " }")
+                                .bridge(tiny.bridge())
+                                .build());
+        assertEquals(
+                List.of(
+                        "WorkspaceError",
+                        "QUOTA",
+                        "mkdir \"d\": the workspace would hold 2 entries, over maxWorkspaceEntries"
+                                + " (1)"),
+                r.valueOrThrow());
+    }
 }

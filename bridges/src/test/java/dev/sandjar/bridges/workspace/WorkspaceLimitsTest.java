@@ -19,6 +19,8 @@ class WorkspaceLimitsTest {
         assertEquals(256 * MIB, d.maxTotalReadBytes());
         assertEquals(256 * MIB, d.maxTotalWriteBytes());
         assertEquals(10_000, d.maxListEntries());
+        assertEquals(10_000, d.maxWorkspaceEntries());
+        assertEquals(1024 * MIB, d.maxWorkspaceBytes());
     }
 
     @Test
@@ -30,6 +32,8 @@ class WorkspaceLimitsTest {
         assertRange("maxTotalReadBytes", 2048 * MIB, b::withMaxTotalReadBytes);
         assertRange("maxTotalWriteBytes", 2048 * MIB, b::withMaxTotalWriteBytes);
         assertRange("maxListEntries", 1_000_000, v -> b.withMaxListEntries((int) v));
+        assertRange("maxWorkspaceEntries", 1_000_000, b::withMaxWorkspaceEntries);
+        assertRange("maxWorkspaceBytes", 64 * 1024 * MIB, b::withMaxWorkspaceBytes);
         WorkspaceLimits built = b.build();
         assertEquals(256 * MIB, built.maxReadBytes());
         assertEquals(1_000_000, built.maxListEntries());
