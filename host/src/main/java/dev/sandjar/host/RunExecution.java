@@ -331,6 +331,11 @@ final class RunExecution {
 
     /** Maps a guest error to a run error; {@code compiling} marks errors of the entry's compile. */
     private RunError classify(JsError e, boolean compiling) {
+        if (budget.cancelRequested() && !compiling) {
+            // The guest may meet the cancel as a CancelledError from a host call before any
+            // interrupt check; uncaught, it still ends the run as cancelled (SandboxRun.cancel).
+            return cancelledResult().error();
+        }
         RunError stoppedBy = budget.reason() == null ? null : budget.error();
         boolean growthRefused =
                 ErrorClassifier.isBareNull(e)

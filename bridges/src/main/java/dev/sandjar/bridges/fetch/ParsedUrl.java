@@ -40,9 +40,20 @@ record ParsedUrl(
         return scheme + "://" + host + ":" + port;
     }
 
-    /** The URL the guest sees: what it asked for, normalised, without the fragment. */
+    /**
+     * The URL the guest sees: what it asked for, normalised, without the fragment. An IPv6 zone is
+     * kept (RFC 6874's {@code %25}), so the URL parses back to itself and a relative redirect keeps
+     * it; the Host header ({@link #authority()}) never carries one.
+     */
     @Override
     public String toString() {
+        if (zone != null) {
+            String name = "[" + host + "%25" + zone + "]";
+            return scheme
+                    + "://"
+                    + (port == defaultPort() ? name : name + ":" + port)
+                    + pathAndQuery;
+        }
         return scheme + "://" + authority() + pathAndQuery;
     }
 

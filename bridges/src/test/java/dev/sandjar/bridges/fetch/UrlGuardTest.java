@@ -75,7 +75,7 @@ class UrlGuardTest {
         "http://example.com/ü?q=ü, http://example.com/%C3%BC?q=%C3%BC",
         "http://0x7f.1:8080/p, http://127.0.0.1:8080/p",
         "http://[::FFFF:127.0.0.1]/, http://[::ffff:7f00:1]/",
-        "http://[fe80::1%25eth0]/, http://[fe80::1]/",
+        "http://[fe80::1%25eth0]/, http://[fe80::1%25eth0]/",
     })
     void acceptedUrlsAreNormalised(String url, String normalised) {
         assertEquals(normalised, UrlGuard.parse(url).toString());
