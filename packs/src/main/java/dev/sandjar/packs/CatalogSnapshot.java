@@ -30,6 +30,9 @@ final class CatalogSnapshot {
     /** A served graph node and its pack. */
     record Located(DiscoveredPack pack, DiscoveredPack.Node node) {}
 
+    /** A search path and how far its packs are trusted. */
+    record SearchPath(Path dir, Trust trust) {}
+
     final HostModules hosts;
     final WasmBudgets budgets;
     final List<Diagnostic> diagnostics;
@@ -38,11 +41,16 @@ final class CatalogSnapshot {
     final Map<String, Served> specifiers;
     final Map<String, Located> nodes;
     final List<ModuleSummary> summaries;
+    final Set<String> trusted; // served packs whose modules see the run's capabilities
+    private final Map<String, String> guarded; // node id -> source an untrusted pack serves
 
     private CatalogSnapshot(
+            Sandbox sandbox,
             HostModules hosts,
             WasmBudgets budgets,
             List<DiscoveredPack> found,
+            Set<DiscoveredPack> fromTrustedPaths,
+            TrustPolicy policy,
             List<Diagnostic> searchDiagnostics) {
         this.hosts = hosts;
         this.budgets = budgets;
@@ -100,6 +108,24 @@ final class CatalogSnapshot {
             }
             p.nodes.values().forEach(n -> index.put(n.id(), new Located(p, n)));
         }
+        Set<String> trust = new TreeSet<>();
+        Map<String, String> guards = new java.util.HashMap<>();
+        for (DiscoveredPack p : unique.values()) {
+            if (p.shipped
+                    || fromTrustedPaths.contains(p)
+                    || policy.trustedPacks().contains(p.name)) {
+                trust.add(p.name);
+                continue;
+            }
+            Set<String> withheld = policy.withheldFrom(p.name);
+            for (DiscoveredPack.Node n : p.nodes.values()) {
+                if (n.kind() == DiscoveredPack.NodeKind.FILE) {
+                    guards.put(n.id(), PackTrust.guard(sandbox, n.source(), withheld));
+                }
+            }
+        }
+        this.trusted = Collections.unmodifiableSet(trust);
+        this.guarded = Map.copyOf(guards);
         this.diagnostics = List.copyOf(diags);
         this.packs = Collections.unmodifiableMap(unique);
         this.duplicated = Collections.unmodifiableSet(dup);
@@ -109,22 +135,42 @@ final class CatalogSnapshot {
         this.summaries = List.copyOf(sums);
     }
 
+    /**
+     * The source the loader serves for a pack node: a file of an untrusted pack with its guard
+     * (PackTrust), anything else as written.
+     */
+    String servedSource(DiscoveredPack.Node node) {
+        return guarded.getOrDefault(node.id(), node.source());
+    }
+
+    /** Whether {@code node} is a file of an untrusted pack, served with its guard. */
+    boolean isGuarded(DiscoveredPack.Node node) {
+        return guarded.containsKey(node.id());
+    }
+
     /** A search pass over {@code roots} (each a pack directory or a directory of packs). */
     static CatalogSnapshot discover(
             Sandbox sandbox,
-            List<Path> roots,
+            List<SearchPath> roots,
             Path shippedRoot,
             HostModules hosts,
-            WasmBudgets budgets) {
+            WasmBudgets budgets,
+            TrustPolicy policy) {
         List<DiscoveredPack> found = new ArrayList<>();
         List<Diagnostic> diags = new ArrayList<>();
         if (shippedRoot != null) {
             scan(sandbox, shippedRoot, true, hosts, found, diags);
         }
-        for (Path root : roots) {
-            scan(sandbox, root, false, hosts, found, diags);
+        Set<DiscoveredPack> fromTrusted =
+                Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (SearchPath root : roots) {
+            int before = found.size();
+            scan(sandbox, root.dir(), false, hosts, found, diags);
+            if (root.trust() == Trust.TRUSTED) {
+                fromTrusted.addAll(found.subList(before, found.size()));
+            }
         }
-        return new CatalogSnapshot(hosts, budgets, found, diags);
+        return new CatalogSnapshot(sandbox, hosts, budgets, found, fromTrusted, policy, diags);
     }
 
     private static void scan(

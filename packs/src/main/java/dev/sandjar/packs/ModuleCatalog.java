@@ -1,6 +1,7 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.CodeAnalysis;
+import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Sandbox;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +30,8 @@ import java.util.Optional;
  */
 public final class ModuleCatalog {
     private final Sandbox sandbox;
-    private final List<Path> searchPaths;
+    private final List<CatalogSnapshot.SearchPath> searchPaths;
+    private final TrustPolicy trust;
     private final boolean shipped;
     private final HostModules hosts;
     private final WasmBudgets budgets;
@@ -38,6 +40,7 @@ public final class ModuleCatalog {
     private ModuleCatalog(Builder b) {
         this.sandbox = b.sandbox;
         this.searchPaths = List.copyOf(b.searchPaths);
+        this.trust = new TrustPolicy(b.trusted, b.grants, b.withheld);
         this.shipped = b.shipped;
         this.hosts = b.hosts;
         this.budgets = b.budgets;
@@ -51,7 +54,7 @@ public final class ModuleCatalog {
 
     private CatalogSnapshot discover() {
         return CatalogSnapshot.discover(
-                sandbox, searchPaths, shipped ? ShippedPacks.root() : null, hosts, budgets);
+                sandbox, searchPaths, shipped ? ShippedPacks.root() : null, hosts, budgets, trust);
     }
 
     /**
@@ -71,6 +74,19 @@ public final class ModuleCatalog {
     /** Every finding of the last discovery: refusals (errors) and warnings, by pack. */
     public List<Diagnostic> diagnostics() {
         return snapshot.diagnostics;
+    }
+
+    /**
+     * How far a served pack is trusted: {@link Trust#TRUSTED} for the shipped packs, packs of a
+     * trusted search path and packs trusted by name; {@link Trust#UNTRUSTED} for the rest. Empty
+     * for a pack this catalog does not serve.
+     */
+    public Optional<Trust> trustOf(String packName) {
+        CatalogSnapshot s = snapshot;
+        if (!s.packs.containsKey(packName)) {
+            return Optional.empty();
+        }
+        return Optional.of(s.trusted.contains(packName) ? Trust.TRUSTED : Trust.UNTRUSTED);
     }
 
     /** A pack's SKILL.md, if it has a valid one. Third-party text; see {@link PackDocs}. */
@@ -207,7 +223,10 @@ public final class ModuleCatalog {
 
     public static final class Builder {
         private final Sandbox sandbox;
-        private final List<Path> searchPaths = new ArrayList<>();
+        private final List<CatalogSnapshot.SearchPath> searchPaths = new ArrayList<>();
+        private final java.util.Set<String> trusted = new java.util.TreeSet<>();
+        private final Map<String, java.util.Set<String>> grants = new LinkedHashMap<>();
+        private java.util.Set<String> withheld = PackTrust.DEFAULT_WITHHELD;
         private boolean shipped = true;
         private HostModules hosts = HostModules.builtIn();
         private WasmBudgets budgets = WasmBudgets.DEFAULTS;
@@ -219,10 +238,94 @@ public final class ModuleCatalog {
         /**
          * A directory of packs (each a subdirectory with a package.json, scoped ones under {@code
          * @scope/}), or one pack directory. Searched in the order added, after the shipped packs.
+         * Its packs are {@link Trust#UNTRUSTED} unless trusted by name ({@link #trust}).
          */
         public Builder searchPath(Path dir) {
-            searchPaths.add(Objects.requireNonNull(dir, "dir"));
+            return searchPath(dir, Trust.UNTRUSTED);
+        }
+
+        /**
+         * A search path as {@link #searchPath(Path)}, whose packs are all {@code trust}: {@link
+         * Trust#TRUSTED} lets their modules see every capability the run grants.
+         */
+        public Builder searchPath(Path dir, Trust trust) {
+            searchPaths.add(
+                    new CatalogSnapshot.SearchPath(
+                            Objects.requireNonNull(dir, "dir"),
+                            Objects.requireNonNull(trust, "trust")));
             return this;
+        }
+
+        /**
+         * Trusts the pack named {@code packName} wherever it is found: its modules see every
+         * capability the run grants.
+         *
+         * @throws InvalidRequestException when the name is not a valid package name
+         */
+        public Builder trust(String packName) {
+            trusted.add(packageName(packName));
+            return this;
+        }
+
+        /**
+         * Lets the untrusted pack {@code packName} see the withheld globals in {@code globals} (for
+         * example {@code Set.of("fetch")}), and no other. Grants add up; they mean nothing for a
+         * trusted pack, which sees everything.
+         *
+         * @throws InvalidRequestException when the name is not a valid package name, or a global is
+         *     not one this catalog withholds
+         */
+        public Builder grant(String packName, java.util.Set<String> globals) {
+            String pack = packageName(packName);
+            for (String g : Objects.requireNonNull(globals, "globals")) {
+                if (!withheld.contains(g)) {
+                    throw new InvalidRequestException(
+                            "grant("
+                                    + pack
+                                    + "): '"
+                                    + g
+                                    + "' is not a withheld global; withheld: "
+                                    + new java.util.TreeSet<>(withheld));
+                }
+            }
+            grants.computeIfAbsent(pack, k -> new java.util.TreeSet<>()).addAll(globals);
+            return this;
+        }
+
+        /**
+         * The capability globals untrusted packs do not see, replacing the default ({@code fetch},
+         * {@code workspace}, {@code getSecret}, {@code secrets}, {@code progress}). Name the
+         * globals of every bridge of your own that reaches outside the run: a global not listed
+         * here is visible to every pack. {@code globalThis}, {@code self} and {@code global} are
+         * always replaced by a frozen object of the standard built-ins and need not be listed. Call
+         * it before {@link #grant}.
+         *
+         * @throws InvalidRequestException when a name is not an identifier, or is a standard
+         *     built-in (which a pack may always use)
+         */
+        public Builder withheldGlobals(java.util.Set<String> globals) {
+            java.util.Set<String> names = new java.util.TreeSet<>();
+            for (String g : Objects.requireNonNull(globals, "globals")) {
+                if (g == null || !PackTrust.isWithholdable(g)) {
+                    throw new InvalidRequestException(
+                            "withheldGlobals: '"
+                                    + g
+                                    + "' must be an identifier that is not a reserved word or a"
+                                    + " standard built-in");
+                }
+                if (!PackTrust.GLOBAL_OBJECT_NAMES.contains(g)) {
+                    names.add(g);
+                }
+            }
+            this.withheld = java.util.Set.copyOf(names);
+            return this;
+        }
+
+        private static String packageName(String packName) {
+            if (packName == null || !PackNames.isValidPackageName(packName)) {
+                throw new InvalidRequestException("'" + packName + "' is not a valid package name");
+            }
+            return packName;
         }
 
         /** Whether Sandjar's shipped packs are included (they are by default). */

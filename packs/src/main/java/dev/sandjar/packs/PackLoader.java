@@ -24,6 +24,8 @@ final class PackLoader implements ModuleResolution {
     private final Map<String, DiscoveredPack.Node> reachable = new HashMap<>();
     private final Map<String, Module> modules = new ConcurrentHashMap<>();
 
+    private static final Module GUARD = new Module(PackTrust.GUARD_MODULE, PackTrust.GUARD_SOURCE);
+
     PackLoader(CatalogSnapshot snapshot, Map<String, CatalogSnapshot.Served> declared) {
         this.snapshot = snapshot;
         this.declared = Map.copyOf(declared);
@@ -54,6 +56,9 @@ final class PackLoader implements ModuleResolution {
         if (from.kind() != DiscoveredPack.NodeKind.FILE) {
             throw new Refused("a generated facade imports nothing but its own bridge");
         }
+        if (specifier.equals(PackTrust.GUARD_MODULE) && snapshot.isGuarded(from)) {
+            return GUARD;
+        }
         String target = from.imports().get(specifier);
         if (target == null) {
             throw new Refused(
@@ -77,7 +82,7 @@ final class PackLoader implements ModuleResolution {
         }
         m =
                 switch (node.kind()) {
-                    case FILE -> new Module(node.id(), node.source());
+                    case FILE -> new Module(node.id(), snapshot.servedSource(node));
                     case HOST_FACADE -> new Module(node.id(), node.source(), List.of(host(node)));
                     case WASM_FACADE ->
                             new Module(

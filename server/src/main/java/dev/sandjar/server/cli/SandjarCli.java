@@ -20,6 +20,7 @@ import dev.sandjar.packs.Diagnostic;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleSummary;
 import dev.sandjar.packs.PackDocs;
+import dev.sandjar.packs.Trust;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -44,6 +45,10 @@ import java.util.concurrent.ExecutionException;
  * for what JSON cannot hold) and exits 0; on failure prints {@code error: <kind>: <name>:
  * <message>} on stderr and exits 2. Console lines and progress go to stderr as they happen.
  *
+ * <p>{@code --packs DIR} adds a search path whose packs are untrusted (their modules do not see the
+ * run's fetch, workspace, secrets or progress); {@code --trust-packs DIR} one whose packs see every
+ * capability the run has (docs/packs.md, "Trust").
+ *
  * <p>{@code sandjar packs list|validate|docs NAME [--packs DIR]...}: the pack catalog's summaries,
  * diagnostics (exit 2 when any is an error) and a pack's SKILL.md. Bad usage exits 1.
  */
@@ -56,8 +61,8 @@ public final class SandjarCli {
             String.join(
                     "\n",
                     "usage: sandjar run FILE.js [options]",
-                    "       sandjar packs list|validate [--packs DIR]...",
-                    "       sandjar packs docs NAME [--packs DIR]...",
+                    "       sandjar packs list|validate [--packs DIR | --trust-packs DIR]...",
+                    "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
                     "run options:",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -73,7 +78,9 @@ public final class SandjarCli {
                             + " markers allowed)",
                     "  --stats                  print the run's statistics on stderr",
                     "  --packs DIR              add a pack search path (shipped packs are always"
-                            + " there)",
+                            + " there); its packs' modules do not see fetch, workspace or secrets",
+                    "  --trust-packs DIR        add a pack search path whose packs see every"
+                            + " capability the run has",
                     "  --fetch                  grant fetch (the SSRF guard stays on)",
                     "  --allow-private-network  let fetch reach loopback and private addresses",
                     "  --workspace DIR          grant workspace over DIR",
@@ -181,10 +188,20 @@ public final class SandjarCli {
         return FetchConfig.builder().withAllowPrivateNetwork(options.allowPrivateNetwork).build();
     }
 
-    private static ModuleCatalog catalog(Sandbox sandbox, List<Path> packs) {
+    private static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
         ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
-        packs.forEach(b::searchPath);
+        packs.forEach(p -> b.searchPath(p.dir(), p.trust()));
         return b.build();
+    }
+
+    /** A search path from {@code --packs} (untrusted) or {@code --trust-packs} (trusted). */
+    record PackPath(Path dir, Trust trust) {
+        /** {@code args[i]} as one, if it is one of the two flags; its value is args[i + 1]. */
+        static PackPath of(String flag, String[] args, int i) {
+            return new PackPath(
+                    directory(value(args, i + 1, flag), flag),
+                    flag.equals("--trust-packs") ? Trust.TRUSTED : Trust.UNTRUSTED);
+        }
     }
 
     private static int execute(
@@ -289,7 +306,7 @@ public final class SandjarCli {
         Long memoryMb;
         boolean stats;
         final Map<String, String> globals = new LinkedHashMap<>(); // name to JSON text
-        final List<Path> packs = new ArrayList<>();
+        final List<PackPath> packs = new ArrayList<>();
         boolean fetch;
         boolean allowPrivateNetwork;
         Path workspace;
@@ -312,7 +329,7 @@ public final class SandjarCli {
                     case "--memory-mb" -> o.memoryMb = number(args, ++i, a, 1, MAX_MEMORY_MB);
                     case "--stats" -> o.stats = true;
                     case "--global" -> o.global(value(args, ++i, a));
-                    case "--packs" -> o.packs.add(directory(value(args, ++i, a), a));
+                    case "--packs", "--trust-packs" -> o.packs.add(PackPath.of(a, args, i++));
                     case "--fetch" -> o.fetch = true;
                     case "--allow-private-network" -> o.allowPrivateNetwork = true;
                     case "--workspace" -> o.workspace = directory(value(args, ++i, a), a);
@@ -411,7 +428,7 @@ public final class SandjarCli {
     static final class PacksOptions {
         String command;
         String name;
-        final List<Path> packs = new ArrayList<>();
+        final List<PackPath> packs = new ArrayList<>();
 
         static PacksOptions parse(String[] args) {
             PacksOptions o = new PacksOptions();
@@ -421,8 +438,8 @@ public final class SandjarCli {
             o.command = args[1];
             for (int i = 2; i < args.length; i++) {
                 String a = args[i];
-                if (a.equals("--packs")) {
-                    o.packs.add(directory(value(args, ++i, a), a));
+                if (a.equals("--packs") || a.equals("--trust-packs")) {
+                    o.packs.add(PackPath.of(a, args, i++));
                 } else if (a.startsWith("--")) {
                     throw new IllegalArgumentException("unknown option " + a);
                 } else if (o.command.equals("docs") && o.name == null) {

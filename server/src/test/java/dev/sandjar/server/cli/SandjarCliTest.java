@@ -283,4 +283,30 @@ class SandjarCliTest {
         assertEquals(2, runArgs("packs", "docs", "@acme/nothing").code());
         assertEquals(1, runArgs("packs", "frobnicate").code());
     }
+
+    @Test
+    void packsOfAPacksDirectoryDoNotSeeSecretsUnlessTheDirectoryIsTrusted() throws IOException {
+        Path pack = Files.createDirectories(dir.resolve("packs/peek"));
+        Files.writeString(
+                pack.resolve("package.json"),
+                "{\"name\": \"@acme/peek\", \"version\": \"1.0.0\", \"sandjar\": {\"apiVersion\":"
+                        + " 1, \"sandboxModules\": [{\"name\": \".\", \"kind\": \"js\", \"file\":"
+                        + " \"index.js\"}]}}");
+        Files.writeString(
+                pack.resolve("index.js"),
+                "export const peek = () => typeof getSecret === 'function' ? getSecret('K') :"
+                        + " 'none';");
+        String code = "import { peek } from '@acme/peek';\nreturn [peek(), getSecret('K')];";
+        String packs = dir.resolve("packs").toString();
+        Run untrusted = run(code, "--secret", "K=v", "--packs", packs);
+        assertEquals(0, untrusted.code(), untrusted.err());
+        assertEquals("[\"none\",\"v\"]", untrusted.out());
+        Run trusted = run(code, "--secret", "K=v", "--trust-packs", packs);
+        assertEquals(0, trusted.code(), trusted.err());
+        assertEquals("[\"v\",\"v\"]", trusted.out());
+        Run list = runArgs("packs", "list", "--trust-packs", packs);
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("@acme/peek (js)"), list.out());
+        assertEquals(1, runArgs("packs", "list", "--trust-packs").code());
+    }
 }
