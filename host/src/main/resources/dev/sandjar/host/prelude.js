@@ -120,12 +120,16 @@
 
     let userHook;
     const shownSites = (sites) => {
-      const hidden = { __proto__: null };
+      let hidden = null;
       let callerHidden = false;
       for (let i = sites.length - 1; i >= 0; i--) {
         if (!call(isNative, sites[i])) callerHidden = isInternalFile(call(getFileName, sites[i]));
-        hidden[i] = callerHidden; // a native frame is hidden when its caller is
+        if (callerHidden) { // a native frame is hidden when its caller is
+          if (hidden === null) hidden = { __proto__: null };
+          hidden[i] = true;
+        }
       }
+      if (hidden === null) return sites; // the common case: nothing of the sandbox's on the stack
       const shown = [];
       for (let i = 0; i < sites.length; i++) {
         if (!hidden[i]) append(shown, sites[i]);
