@@ -19,8 +19,10 @@ final class RunBudget {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean THREAD_CPU =
             THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
+
+    /** Whether another thread can read the engine thread's CPU clock (the one start() read). */
     private static final boolean OTHER_THREAD_CPU =
-            THREADS.isThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
+            THREAD_CPU && THREADS.isThreadCpuTimeSupported();
 
     private final long cpuBudgetNanos;
     private final long wallBudgetNanos;
