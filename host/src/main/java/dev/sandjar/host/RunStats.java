@@ -27,9 +27,6 @@ package dev.sandjar.host;
  *     held fit in it (memory never shrinks, so this is a high-water mark, also of earlier runs on
  *     the same instance)
  * @param memoryGrowthBytes how much this run grew that memory
- * @param watchdogFired whether the sandbox's watchdog had to interrupt the engine thread: the run
- *     was stuck in native code its interrupt handler cannot stop, past its bound by the grace
- *     (docs/sandbox.md, "Limits"); its instance was replaced
  */
 public record RunStats(
         long queueNanos,
@@ -44,8 +41,7 @@ public record RunStats(
         long wallNanos,
         long bridgeCalls,
         long memoryBytes,
-        long memoryGrowthBytes,
-        boolean watchdogFired) {
+        long memoryGrowthBytes) {
 
     /** A one-line summary in milliseconds, as the command line prints it. */
     public String summary() {
@@ -53,7 +49,7 @@ public record RunStats(
                 java.util.Locale.ROOT,
                 "wall %.2f ms, setup %.2f ms (runtime %.2f, context %.2f, bridges %.2f, prelude"
                         + " %.2f, cpu %.2f), analysis %.2f ms, guest cpu %.2f ms, queue %.2f ms,"
-                        + " bridge calls %d, memory %d KiB (grew %d KiB)%s",
+                        + " bridge calls %d, memory %d KiB (grew %d KiB)",
                 wallNanos / 1e6,
                 setupNanos / 1e6,
                 runtimeNanos / 1e6,
@@ -66,7 +62,6 @@ public record RunStats(
                 queueNanos / 1e6,
                 bridgeCalls,
                 memoryBytes >> 10,
-                memoryGrowthBytes >> 10,
-                watchdogFired ? ", stopped by the watchdog" : "");
+                memoryGrowthBytes >> 10);
     }
 }

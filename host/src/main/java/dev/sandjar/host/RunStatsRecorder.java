@@ -53,8 +53,7 @@ final class RunStatsRecorder {
                 wallNanos,
                 bridgeCalls,
                 pages * 65536,
-                grown * 65536,
-                budget.watchdogFired());
+                grown * 65536);
     }
 
     private long cpuSinceGuestStart() {

@@ -53,12 +53,9 @@ final class EngineThread {
             try {
                 r = queue.take();
             } catch (InterruptedException e) {
-                // Nothing ends this thread by interrupting it (close() queues a wake-up): an
-                // interrupt aimed at the task that just ran must not kill the engine.
-                continue;
+                break;
             }
             r.run();
-            Thread.interrupted(); // nor reach the next task
         }
         failQueued();
     }
