@@ -22,7 +22,6 @@ final class RunModuleLoader implements ModuleLoader {
     private final Map<String, String> moduleSources = new HashMap<>();
     private JsContext ctx;
     private JsValue makeHost;
-    private JsValue trust;
     private ValueTransfer values;
     private boolean linking;
 
@@ -39,7 +38,6 @@ final class RunModuleLoader implements ModuleLoader {
     void attach(Template template, ValueTransfer values) {
         this.ctx = template.context;
         this.makeHost = template.makeHost;
-        this.trust = template.trust;
         this.values = values;
     }
 
@@ -79,14 +77,7 @@ final class RunModuleLoader implements ModuleLoader {
             throw new ModuleRefusedException(
                     "module " + m.name() + " resolved to two different modules in one run");
         }
-        if (moduleSources.put(m.name(), m.source()) == null && !m.bridges().isEmpty()) {
-            // A module given bridges is the sandbox's own (a generated facade): its frames and
-            // source are hidden from the user's code like the prelude's (docs/sandbox.md).
-            try (JsValue name = ctx.newString(m.name());
-                    JsValue source = ctx.newString(m.source())) {
-                values.checkedCall(trust, name, source).close();
-            }
-        }
+        moduleSources.put(m.name(), m.source());
         return m.name();
     }
 
