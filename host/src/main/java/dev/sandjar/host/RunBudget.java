@@ -20,15 +20,21 @@ final class RunBudget {
     private static final boolean THREAD_CPU =
             THREADS.isCurrentThreadCpuTimeSupported() && THREADS.isThreadCpuTimeEnabled();
 
+    /** Whether another thread can read the engine thread's CPU clock (the one start() read). */
+    private static final boolean OTHER_THREAD_CPU =
+            THREAD_CPU && THREADS.isThreadCpuTimeSupported();
+
     private final long cpuBudgetNanos;
     private final long wallBudgetNanos;
     private final long allowanceNanos;
     private final SandboxClock clock;
     private final long startWall;
-    private long startCpu;
-    private boolean armed; // the CPU budget counts only from start()
+    private volatile long startCpu;
+    private volatile boolean armed; // the CPU budget counts only from start()
     private long waitedNanos;
     private volatile boolean cancelRequested;
+    private volatile long cancelledAtNanos;
+    private volatile Reason watchdogReason;
     private Reason reason;
 
     RunBudget(Limits limits, SandboxClock clock, long startWall) {
@@ -67,7 +73,10 @@ final class RunBudget {
     }
 
     void cancel() {
-        cancelRequested = true;
+        if (!cancelRequested) {
+            cancelledAtNanos = System.nanoTime();
+            cancelRequested = true;
+        }
     }
 
     boolean cancelRequested() {
@@ -79,7 +88,11 @@ final class RunBudget {
         if (reason != null) {
             return true;
         }
-        if (cancelRequested) {
+        Reason byWatchdog = watchdogReason;
+        if (byWatchdog != null) {
+            reason = byWatchdog; // what the watchdog saw, even if its interrupt then looks like a
+            // cancellation to code that catches it
+        } else if (cancelRequested) {
             reason = Reason.CANCELLED;
         } else if (armed && cpuUsedNanos() > cpuBudgetNanos) {
             reason = Reason.CPU;
@@ -91,6 +104,56 @@ final class RunBudget {
 
     Reason reason() {
         return reason;
+    }
+
+    /**
+     * How far past its first bound the run on {@code engineThread} is now, in nanoseconds: since a
+     * cancellation, past the wall bound, or past the CPU budget (on that thread's CPU clock, where
+     * the JVM can read another thread's). Negative while no bound is reached: then it is at least
+     * minus the time until one can be (CPU time never runs faster than wall time). Thread-safe; the
+     * {@link Watchdog} asks it.
+     */
+    long overrunNanos(Thread engineThread) {
+        long now = System.nanoTime();
+        long over = -wallRemainingNanos();
+        if (cancelRequested) {
+            over = Math.max(over, now - cancelledAtNanos);
+        }
+        if (armed && OTHER_THREAD_CPU) {
+            long cpu = THREADS.getThreadCpuTime(engineThread.getId());
+            if (cpu >= 0) {
+                over = Math.max(over, cpu - startCpu - cpuBudgetNanos);
+            }
+        } else if (!armed) {
+            over = Math.max(over, -cpuBudgetNanos);
+        }
+        return over;
+    }
+
+    /**
+     * The bound the watchdog stopped the run for, once it is {@code graceNanos} past it: a
+     * cancellation first, then the CPU budget, then the wall bound. Thread-safe.
+     */
+    Reason overrunReason(Thread engineThread, long graceNanos) {
+        if (cancelRequested && System.nanoTime() - cancelledAtNanos >= graceNanos) {
+            return Reason.CANCELLED;
+        }
+        if (armed && OTHER_THREAD_CPU) {
+            long cpu = THREADS.getThreadCpuTime(engineThread.getId());
+            if (cpu >= 0 && cpu - startCpu - cpuBudgetNanos >= graceNanos) {
+                return Reason.CPU;
+            }
+        }
+        return Reason.WALL;
+    }
+
+    /** The watchdog stopped the run for {@code why}; the run ends with that error. Thread-safe. */
+    void stoppedByWatchdog(Reason why) {
+        watchdogReason = why;
+    }
+
+    boolean watchdogFired() {
+        return watchdogReason != null;
     }
 
     /** Wall-clock time left, with suspended time credited back up to the allowance. */

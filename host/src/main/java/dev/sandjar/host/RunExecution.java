@@ -51,6 +51,7 @@ final class RunExecution {
     private final RunStatsRecorder stats;
     private final RunModuleLoader loader;
     private volatile boolean started;
+    private volatile Watchdog.Watch watch; // from execute until the run returns from the guest
     private boolean leaked;
 
     /** The bridges of this run: the request's, then those modules declared, by dispatch index. */
@@ -107,6 +108,10 @@ final class RunExecution {
     /** Cancels from any thread: a queued run never starts, a running one is interrupted. */
     void cancel() {
         budget.cancel();
+        Watchdog.Watch w = watch;
+        if (w != null) {
+            w.cancelled(); // a run stuck in native code ignores the flag: interrupt it
+        }
         loop.wake();
         if (!started) {
             finishUnstarted(budget.cancelRequested() ? cancelledResult() : null);
@@ -133,16 +138,29 @@ final class RunExecution {
         started = true;
         this.engine = engine;
         stats.started(engine, System.nanoTime() - receivedNanos);
+        watch = sandbox.watchdog().watch(budget, runId);
+        if (budget.cancelRequested()) {
+            watch.cancelled(); // cancel() ran before it could see the watch
+        }
         RunResult r;
         try {
             r = budget.cancelRequested() ? cancelledResult() : runOnEngine();
         } catch (InvalidRequestException e) {
+            watch.close();
             end();
             result.completeExceptionally(e);
             lease.close();
             return;
         } catch (RuntimeException | StackOverflowError e) {
-            r = internal(e);
+            // The watchdog's interrupt unwinds the engine (ChicoryInterruptedException, or an
+            // engine failure when it crossed a host import): the budget's error, not a defect.
+            r = budget.watchdogFired() ? null : internal(e);
+        }
+        // No interrupt reaches this thread after this, and one that did is cleared.
+        boolean interrupted = watch.close();
+        if (interrupted || r == null) {
+            budget.expired(); // true: the watchdog's reason sticks
+            r = failure(budget.error());
         }
         end();
         RunResult done = r;
@@ -151,7 +169,11 @@ final class RunExecution {
             result.complete(done);
         }
         try {
-            if (leaked
+            if (interrupted) {
+                // Interrupted anywhere inside the engine, its memory is in an unknown state.
+                lease.retire();
+                sandbox.templates().forget(engine);
+            } else if (leaked
                     || engine.currentPages()
                             > sandbox.growthPagesFor(sandbox.defaults().heapBytes())) {
                 lease.retire(); // grown past what a default run may use: start the next one fresh
@@ -223,7 +245,12 @@ final class RunExecution {
             bridges.addAll(request.bridges());
             template = setup.restore(engine, this, bridges);
             refusedGrowthsAtStart = engine.refusedGrowths();
-            values = new ValueTransfer(template, limits.outputBytes(), e -> classify(e, false));
+            values =
+                    new ValueTransfer(
+                            template,
+                            limits.outputBytes(),
+                            e -> classify(e, false),
+                            this::backFromGuest);
             dispatcher =
                     new BridgeDispatcher(template.context, bridges, session, budget, values, loop);
             loader.attach(template, values);
@@ -284,6 +311,7 @@ final class RunExecution {
         ValueTransfer.Encoded out;
         try (JsValue settled = loop.settle(ctx, template.runtime, evaluated, dispatcher);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
+            backFromGuest();
             out = values.encode(v, "result", request.truncateOutput());
         }
         Map<String, Object> synced = values.syncGlobals(request);
@@ -329,19 +357,34 @@ final class RunExecution {
     // ---------------------------------------------------------------------------------------
     // Outcomes.
 
-    /** Maps a guest error to a run error; {@code compiling} marks errors of the entry's compile. */
-    private RunError classify(JsError e, boolean compiling) {
-        if (budget.cancelRequested() && !compiling) {
-            // The guest may meet the cancel as a CancelledError from a host call before any
-            // interrupt check; uncaught, it still ends the run as cancelled (SandboxRun.cancel).
-            return cancelledResult().error();
+    /**
+     * Control is back from guest code. A native call (a built-in walking a huge array-like) runs
+     * without polling the interrupt handler and can overshoot the budget and still return: a run
+     * whose budget is spent here is stopped with the budget's error, whatever the guest produced.
+     */
+    private void backFromGuest() {
+        if (budget.expired()) {
+            throw new GuestFailure(budget.error());
         }
-        RunError stoppedBy = budget.reason() == null ? null : budget.error();
+    }
+
+    /**
+     * Maps a guest error to a run error; {@code compiling} marks errors of the entry's compile. A
+     * spent budget wins over what the guest threw (an allocation loop that overran its CPU budget
+     * before its out-of-memory error is a TIMEOUT): the guest's error is then a consequence of the
+     * run going on past its bound.
+     */
+    private RunError classify(JsError e, boolean compiling) {
+        // A spent budget wins, cancellation included: the guest may meet a cancel as an uncaught
+        // CancelledError from a host call before any interrupt check (SandboxRun.cancel).
+        if (budget.expired()) {
+            return budget.error();
+        }
         boolean growthRefused =
                 ErrorClassifier.isBareNull(e)
                         && engine != null
                         && engine.refusedGrowths() > refusedGrowthsAtStart;
-        return errors.classify(e, compiling, stoppedBy, growthRefused);
+        return errors.classify(e, compiling, null, growthRefused); // the budget is not spent
     }
 
     private RunResult failure(RunError error) {
@@ -388,7 +431,7 @@ final class RunExecution {
         }
         loop.clear();
         session.runEndActions();
-        if (template != null) {
+        if (template != null && !engine.isBroken()) {
             // The runtime stays as the run left it: the next run restores the snapshot over it.
             template.route.current = null;
             QuickJsEngine.OpenObjects left = engine.openObjects();

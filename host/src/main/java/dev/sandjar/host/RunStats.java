@@ -27,6 +27,9 @@ package dev.sandjar.host;
  *     held fit in it (memory never shrinks, so this is a high-water mark, also of earlier runs on
  *     the same instance)
  * @param memoryGrowthBytes how much this run grew that memory
+ * @param watchdogFired whether the sandbox's watchdog had to interrupt the engine thread: the run
+ *     was stuck in native code its interrupt handler cannot stop, past its bound by the grace
+ *     (docs/sandbox.md, "Limits"); its instance was replaced
  */
 public record RunStats(
         long queueNanos,
@@ -41,7 +44,8 @@ public record RunStats(
         long wallNanos,
         long bridgeCalls,
         long memoryBytes,
-        long memoryGrowthBytes) {
+        long memoryGrowthBytes,
+        boolean watchdogFired) {
 
     /** A one-line summary in milliseconds, as the command line prints it. */
     public String summary() {
@@ -49,7 +53,7 @@ public record RunStats(
                 java.util.Locale.ROOT,
                 "wall %.2f ms, setup %.2f ms (runtime %.2f, context %.2f, bridges %.2f, prelude"
                         + " %.2f, cpu %.2f), analysis %.2f ms, guest cpu %.2f ms, queue %.2f ms,"
-                        + " bridge calls %d, memory %d KiB (grew %d KiB)",
+                        + " bridge calls %d, memory %d KiB (grew %d KiB)%s",
                 wallNanos / 1e6,
                 setupNanos / 1e6,
                 runtimeNanos / 1e6,
@@ -62,6 +66,7 @@ public record RunStats(
                 queueNanos / 1e6,
                 bridgeCalls,
                 memoryBytes >> 10,
-                memoryGrowthBytes >> 10);
+                memoryGrowthBytes >> 10,
+                watchdogFired ? ", stopped by the watchdog" : "");
     }
 }

@@ -53,7 +53,8 @@ final class RunStatsRecorder {
                 wallNanos,
                 bridgeCalls,
                 pages * 65536,
-                grown * 65536);
+                grown * 65536,
+                budget.watchdogFired());
     }
 
     private long cpuSinceGuestStart() {

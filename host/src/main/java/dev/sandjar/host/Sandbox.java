@@ -59,6 +59,7 @@ public final class Sandbox implements AutoCloseable {
     private final CodeAnalyzer analyzer;
     private final TemplateCache templates = new TemplateCache();
     private final ScheduledThreadPoolExecutor timer;
+    private final Watchdog watchdog;
     private final ExecutorService blocking;
     private volatile boolean closed;
     private final AtomicLong leaks = new AtomicLong();
@@ -79,6 +80,7 @@ public final class Sandbox implements AutoCloseable {
                                 .build());
         this.timer = new ScheduledThreadPoolExecutor(1, daemon("sandjar-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
+        this.watchdog = new Watchdog(timer);
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
         try {
             this.pool = new EnginePool(b.poolSize, engineOptions);
@@ -349,6 +351,11 @@ public final class Sandbox implements AutoCloseable {
 
     ScheduledExecutorService timer() {
         return timer;
+    }
+
+    /** Stops runs stuck in native code past their bounds; on the timer thread. */
+    Watchdog watchdog() {
+        return watchdog;
     }
 
     /**

@@ -30,18 +30,26 @@ final class ValueTransfer {
     private final Template template;
     private final long outputBytes;
     private final Function<JsError, RunError> errors;
+    private final Runnable backFromGuest;
 
     /** A value read out of the guest; {@code truncated} when it was cut to the output limit. */
     record Encoded(Object value, boolean truncated) {}
 
     /**
      * @param errors the run's mapping of a guest error to its run error
+     * @param backFromGuest called when encoding code returns, before the host decodes what it
+     *     wrote; throws {@link GuestFailure} when the run's budget is spent
      */
-    ValueTransfer(Template template, long outputBytes, Function<JsError, RunError> errors) {
+    ValueTransfer(
+            Template template,
+            long outputBytes,
+            Function<JsError, RunError> errors,
+            Runnable backFromGuest) {
         this.ctx = template.context;
         this.template = template;
         this.outputBytes = outputBytes;
         this.errors = errors;
+        this.backFromGuest = backFromGuest;
     }
 
     /** An owned guest value for a Java value; simple values are made directly, the rest decode. */
@@ -141,16 +149,29 @@ final class ValueTransfer {
             return new Encoded(fast, false);
         }
         JsValue pair;
+        // Without truncation the codec counts as it walks and stops once past the limit; a
+        // truncated result needs the whole text to cut.
         try (JsValue rootName = ctx.newString(root);
-                JsResult r = ctx.call(template.encode, ctx.undefined(), v, rootName)) {
+                JsValue limit = truncate ? ctx.undefined() : ctx.newNumber(outputBytes);
+                JsResult r = ctx.call(template.encode, ctx.undefined(), v, rootName, limit)) {
             if (!r.isOk()) {
                 throw new GuestFailure(errors.apply(r.error()));
             }
             pair = r.orThrow();
         }
+        backFromGuest.run();
         try (pair;
-                JsValue json = ctx.getProperty(pair, 0);
-                JsValue side = ctx.getProperty(pair, 1);
+                JsValue json = ctx.getProperty(pair, 0)) {
+            if (json.typeOf().equals("number")) {
+                throw tooLarge(root, "at least " + (long) json.asNumber());
+            }
+            return measured(json, pair, root, truncate);
+        }
+    }
+
+    /** The codec's JSON and sidecar: measured against the limit, then decoded (or cut). */
+    private Encoded measured(JsValue json, JsValue pair, String root, boolean truncate) {
+        try (JsValue side = ctx.getProperty(pair, 1);
                 JsValue jsonLength = json.get("length");
                 JsValue sideLength = side.get("length")) {
             long size = (long) jsonLength.asNumber();
@@ -166,16 +187,7 @@ final class ValueTransfer {
             long max = outputBytes;
             if (size > max) {
                 if (!truncate) {
-                    throw new GuestFailure(
-                            RunError.of(
-                                    RunError.Kind.OUTPUT,
-                                    "OutputTooLarge",
-                                    root
-                                            + " is "
-                                            + size
-                                            + " bytes encoded (JSON characters plus binary"
-                                            + " bytes); the output limit (outputBytes) is "
-                                            + max));
+                    throw tooLarge(root, String.valueOf(size));
                 }
                 try (JsValue n = ctx.newNumber(max);
                         JsValue cut = checkedCall(template.prefix, json, n)) {
@@ -184,6 +196,19 @@ final class ValueTransfer {
             }
             return new Encoded(Transport.decode(json.asString(), readSidecar(side)), false);
         }
+    }
+
+    private GuestFailure tooLarge(String root, String size) {
+        return new GuestFailure(
+                RunError.of(
+                        RunError.Kind.OUTPUT,
+                        "OutputTooLarge",
+                        root
+                                + " is "
+                                + size
+                                + " bytes encoded (JSON characters plus binary bytes); the output"
+                                + " limit (outputBytes) is "
+                                + outputBytes));
     }
 
     /**
@@ -197,11 +222,15 @@ final class ValueTransfer {
         try (JsResult written = ctx.writeObject(v)) {
             if (!written.isOk()) {
                 JsError err = written.error();
-                if (err.isInterrupted() || err.isOutOfMemory()) {
+                if (err.isInterrupted()) {
                     throw new GuestFailure(errors.apply(err));
                 }
-                return NOT_PLAIN; // a function, accessor, proxy, Map, ...: the codec decides
+                // A function, accessor, proxy, Map, ...: the codec decides. So does a writer out
+                // of memory: an object repeated a million times is written a million times, and
+                // the codec, which counts as it walks, tells a value too large to output.
+                return NOT_PLAIN;
             }
+            backFromGuest.run();
             JsValue buffer = written.value();
             // Checked before copying: the binary form is at most ~3x the codec's size.
             if (ctx.arrayBufferLength(buffer) > Transport.binaryBound(max)) {

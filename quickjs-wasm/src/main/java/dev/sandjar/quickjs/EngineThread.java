@@ -53,9 +53,12 @@ final class EngineThread {
             try {
                 r = queue.take();
             } catch (InterruptedException e) {
-                break;
+                // Nothing ends this thread by interrupting it (close() queues a wake-up): an
+                // interrupt aimed at the task that just ran must not kill the engine.
+                continue;
             }
             r.run();
+            Thread.interrupted(); // nor reach the next task
         }
         failQueued();
     }

@@ -1,5 +1,6 @@
 package dev.sandjar.quickjs;
 
+import com.dylibso.chicory.runtime.ChicoryInterruptedException;
 import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.wasm.WasmModule;
 import dev.sandjar.quickjs.internal.EngineGlue;
@@ -110,6 +111,14 @@ public final class QuickJsEngine implements AutoCloseable {
             return task.run(this);
         } catch (StackOverflowError e) {
             throw markBroken("the JVM stack overflowed inside the engine", e);
+        } catch (ChicoryInterruptedException e) {
+            // Someone interrupted this thread (a sandbox's watchdog stopping a native loop): the
+            // compiled code unwound at its next call or back edge, wherever that was.
+            Thread.interrupted();
+            throw markBroken(
+                    "the engine thread was interrupted inside guest code; its memory is in an"
+                            + " unknown state",
+                    e);
         } catch (com.dylibso.chicory.wasm.ChicoryException e) {
             // Chicory reports a JVM StackOverflowError in compiled code as "call stack exhausted".
             String what =

@@ -29,7 +29,18 @@
   class TransportError extends Error {}
   TransportError.prototype.name = "TransportError";
 
-  function encode(value, rootName) {
+  // Thrown inside encode only, never reaches guest code: the output limit was passed.
+  const TOO_LARGE = Object.freeze({});
+
+  // encode(value, rootName, limit): [json, sidecar]; with a limit, [n, null] as soon as the
+  // encoding is known to be more than `limit` (n, a lower bound of its size, is past it). The size
+  // is the host's measure: JSON characters plus sidecar string lengths and byte lengths. The walk
+  // counts a lower bound of it as it goes, so a huge value fails after about `limit` units of work,
+  // not after walking all of it.
+  function encode(value, rootName, limit) {
+    const max = typeof limit === "number" ? limit : Infinity;
+    let size = 0;
+    const count = (n) => { if ((size += n) > max) throw TOO_LARGE; };
     const sidecar = [];
     const stack = []; // the objects on the current path, for cycles
     const path = []; // the keys on the current path: built into a string only for an error
@@ -54,25 +65,30 @@
       switch (typeof v) {
         case "string":
           // A long string rides the sidecar as itself: the host copies it through memory.
+          count(v.length + 2);
           return v.length > LONG_STRING ? { [MARK]: "str", i: side(v) } : v;
         case "boolean":
+          count(4);
           return v;
         case "number":
+          count(1);
           if (v !== v) return { [MARK]: "num", v: "NaN" };
           if (v === Infinity) return { [MARK]: "num", v: "Infinity" };
           if (v === -Infinity) return { [MARK]: "num", v: "-Infinity" };
           if (v === 0 && 1 / v < 0) return { [MARK]: "num", v: "-0" };
           return v;
         case "undefined":
+          count(15); // {"$sj":"undef"}
           return { [MARK]: "undef" };
         case "bigint":
+          count(23); // {"$sj":"bigint","v":""}
           return { [MARK]: "bigint", v: String(v) };
         case "function":
           return fail("is a function, which cannot leave the sandbox");
         case "symbol":
           return fail("is a symbol, which cannot leave the sandbox");
       }
-      if (v === null) return null;
+      if (v === null) { count(4); return null; }
       if (depth > MAX_DEPTH) fail(`is nested deeper than ${MAX_DEPTH} levels`);
       const proto = getPrototypeOf(v);
       const array = isArray(v);
@@ -85,6 +101,7 @@
       let out;
       if (array) {
         const n = v.length;
+        count(n > 0 ? n + 1 : 2); // brackets and commas, before the elements: a huge sparse array fails at once
         out = new Array(n);
         for (let i = 0; i < n; i++) {
           path.push(i);
@@ -94,8 +111,10 @@
       } else {
         out = {};
         const ks = keys(v);
+        count(ks.length > 0 ? ks.length + 1 : 2); // braces and commas
         for (let i = 0; i < ks.length; i++) {
           const k = ks[i];
+          count(k.length + 3); // "k":
           path.push(k);
           put(out, k, walk(v[k], depth + 1));
           path.pop();
@@ -108,10 +127,14 @@
     // Anything but a plain object or array; undefined means "walk it as a plain object".
     function other(v, proto, depth) {
       if (ArrayBuffer.isView(v)) {
+        count(v.byteLength);
         const bytes = call(abSlice, v.buffer, v.byteOffset, v.byteOffset + v.byteLength);
         return { [MARK]: "bytes", type: v instanceof DataView ? "DataView" : call(typedTag, v), i: side(bytes) };
       }
-      if (v instanceof ArrayBuffer) return { [MARK]: "bytes", type: "ArrayBuffer", i: side(call(abSlice, v, 0)) };
+      if (v instanceof ArrayBuffer) {
+        count(v.byteLength);
+        return { [MARK]: "bytes", type: "ArrayBuffer", i: side(call(abSlice, v, 0)) };
+      }
       if (v instanceof Date) {
         const t = call(dateValue, v);
         return { [MARK]: "date", v: t === t ? t : null };
@@ -150,7 +173,13 @@
       if (name === "Promise") fail("is a Promise; await it before returning it");
       return undefined;
     }
-    const tree = walk(value, 0);
+    let tree;
+    try {
+      tree = walk(value, 0);
+    } catch (e) {
+      if (e === TOO_LARGE) return [size, null];
+      throw e;
+    }
     return [stringify(tree), sidecar];
   }
 
