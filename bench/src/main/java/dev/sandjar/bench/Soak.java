@@ -32,9 +32,10 @@ import java.util.stream.Stream;
  * the first quarter of the intervals is warm-up. A sample out of bounds is taken again once after a
  * second, so a transient (a soft-referenced cache the GC kept, a GC's timing) is not a leak.
  *
- * <p>Not in the mix: programs that loop inside one native engine call (such as {@code
- * Array.prototype.includes.call({length: 2 ** 53 - 1})}), which the interrupt only reaches at the
- * next bytecode; they wait for the native-runaway watchdog.
+ * <p>{@code runaway} loops inside one native engine call ({@code
+ * Array.prototype.includes.call({length: 2 ** 53 - 1})}), which QuickJS's interrupt check never
+ * reaches: the sandbox's watchdog interrupts it and the engine instance is replaced, so the mix
+ * also shows that replacing engines leaves nothing behind.
  */
 public final class Soak {
     /** Counts get this much absolute slack besides 5% (a JDK pool thread coming and going). */
@@ -86,6 +87,11 @@ public final class Soak {
                             RunError.Kind.EXCEPTION),
                     new Program("syntax", "return (", Limits.none(), RunError.Kind.SYNTAX),
                     new Program("loop", "while (true) {}", TIGHT, RunError.Kind.TIMEOUT),
+                    new Program(
+                            "runaway",
+                            "return Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 'x')",
+                            TIGHT,
+                            RunError.Kind.TIMEOUT),
                     new Program(
                             "recursion",
                             "function f(n) { return f(n + 1) + 1 } return f(0)",
