@@ -40,6 +40,7 @@ final class BridgeDispatcher {
     private final Map<Integer, Pending> pending = new HashMap<>();
     private int nextOpId;
     private long calls;
+    private final Map<String, Long> callsByBridge = new java.util.TreeMap<>();
 
     /** A host operation in flight: the guest promise's resolving functions and the host work. */
     private record Pending(
@@ -68,6 +69,11 @@ final class BridgeDispatcher {
     /** Host operations the guest called. */
     long calls() {
         return calls;
+    }
+
+    /** Host operations the guest called, by bridge name. */
+    Map<String, Long> callsByBridge() {
+        return callsByBridge;
     }
 
     /** Whether host work is in flight that could still settle a guest promise. */
@@ -108,6 +114,7 @@ final class BridgeDispatcher {
                     "bridge " + bridge.name() + " has no operation '" + op + "'");
         }
         calls++;
+        callsByBridge.merge(bridge.name(), 1L, Long::sum);
         if (pending.size() >= limits.pendingOperations()) {
             throw guestError(
                     "RangeError",

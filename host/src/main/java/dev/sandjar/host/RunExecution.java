@@ -401,7 +401,9 @@ final class RunExecution {
 
     private RunStats runStats() {
         return stats.stats(
-                System.nanoTime() - receivedNanos, dispatcher == null ? 0 : dispatcher.calls());
+                System.nanoTime() - receivedNanos,
+                dispatcher == null ? 0 : dispatcher.calls(),
+                dispatcher == null ? Map.of() : dispatcher.callsByBridge());
     }
 
     private RunResult internal(Throwable e) {

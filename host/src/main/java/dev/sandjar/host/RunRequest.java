@@ -183,6 +183,19 @@ public final class RunRequest {
             return this;
         }
 
+        /**
+         * An input (as {@link #input}) given as JSON text, with the transport's markers allowed (as
+         * {@link #jsonGlobal}).
+         *
+         * @throws InvalidRequestException naming the input when the text is not valid JSON or a
+         *     marker is malformed
+         */
+        public Builder jsonInput(String name, String json) {
+            jsonGlobal(name, json);
+            inputs.add(name);
+            return this;
+        }
+
         public Builder globals(Map<String, ?> values) {
             values.forEach(this::global);
             return this;

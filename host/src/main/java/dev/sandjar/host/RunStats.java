@@ -1,5 +1,7 @@
 package dev.sandjar.host;
 
+import java.util.Map;
+
 /**
  * What a run cost, for monitoring and benchmarks. Times are in nanoseconds.
  *
@@ -30,6 +32,8 @@ package dev.sandjar.host;
  * @param watchdogFired whether the sandbox's watchdog had to interrupt the engine thread: the run
  *     was stuck in native code its interrupt handler cannot stop, past its bound by the grace
  *     (docs/sandbox.md, "Limits"); its instance was replaced
+ * @param bridgeCallsByBridge {@code bridgeCalls} by bridge name (the capability: {@code console},
+ *     {@code fetch}, ...), only the bridges called
  */
 public record RunStats(
         long queueNanos,
@@ -45,7 +49,12 @@ public record RunStats(
         long bridgeCalls,
         long memoryBytes,
         long memoryGrowthBytes,
-        boolean watchdogFired) {
+        boolean watchdogFired,
+        Map<String, Long> bridgeCallsByBridge) {
+
+    public RunStats {
+        bridgeCallsByBridge = Map.copyOf(bridgeCallsByBridge);
+    }
 
     /** A one-line summary in milliseconds, as the command line prints it. */
     public String summary() {

@@ -35,7 +35,7 @@ final class RunStatsRecorder {
         guestCpuStart = budget.cpuNow();
     }
 
-    RunStats stats(long wallNanos, long bridgeCalls) {
+    RunStats stats(long wallNanos, long bridgeCalls, java.util.Map<String, Long> callsByBridge) {
         long guestCpu =
                 guestCpuStart == 0 || engine == null ? 0 : Math.max(0, cpuSinceGuestStart());
         long pages = engine == null ? 0 : engine.currentPages();
@@ -54,7 +54,8 @@ final class RunStatsRecorder {
                 bridgeCalls,
                 pages * 65536,
                 grown * 65536,
-                budget.watchdogFired());
+                budget.watchdogFired(),
+                callsByBridge);
     }
 
     private long cpuSinceGuestStart() {

@@ -212,6 +212,7 @@ public final class ModuleCatalog {
         return new ModuleDelivery(
                 moduleId,
                 n.id(),
+                located.pack().name,
                 n.file(),
                 n.source(),
                 ModuleDelivery.MEDIA_TYPE,

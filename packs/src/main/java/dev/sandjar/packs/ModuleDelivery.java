@@ -11,6 +11,7 @@ import java.util.Objects;
  * @param moduleId the id it was asked for: a public specifier, or a graph id ({@code
  *     <pack>::<file>} for files, {@code <specifier>::facade} for generated facades)
  * @param graphId the graph id of the delivered module (the loader's module name)
+ * @param pack the name of the package that serves it (for entitlement checks)
  * @param file the pack-relative file, or {@code facade} for generated source
  * @param source the ES module source
  * @param mediaType {@value #MEDIA_TYPE}
@@ -22,6 +23,7 @@ import java.util.Objects;
 public record ModuleDelivery(
         String moduleId,
         String graphId,
+        String pack,
         String file,
         String source,
         String mediaType,
@@ -34,6 +36,7 @@ public record ModuleDelivery(
     public ModuleDelivery {
         Objects.requireNonNull(moduleId, "moduleId");
         Objects.requireNonNull(graphId, "graphId");
+        Objects.requireNonNull(pack, "pack");
         Objects.requireNonNull(source, "source");
         dependencyIds = List.copyOf(dependencyIds);
     }

@@ -499,6 +499,7 @@ class DiscoveryTest {
         ModuleDelivery entry = c.authorizeDelivery("@acme/geo");
         assertEquals("@acme/geo::a.js", entry.graphId());
         assertEquals("a.js", entry.file());
+        assertEquals("@acme/geo", entry.pack());
         assertEquals(ModuleDelivery.MEDIA_TYPE, entry.mediaType());
         assertEquals(Digests.sha256Hex(entry.source()), entry.contentSha256());
         assertEquals(digest(c, "@acme/geo"), entry.graphDigest());
@@ -511,6 +512,7 @@ class DiscoveryTest {
         ModuleDelivery facade = c.authorizeDelivery("@sandjar/diff");
         assertEquals("diff", facade.hostModule());
         assertEquals("@sandjar/diff::facade", facade.graphId());
+        assertEquals("@sandjar/diff", facade.pack());
         assertTrue(facade.source().contains("import host from \"sandjar:bridge/packs.host.diff\""));
         assertTrue(facade.source().contains("export async function diffLines(...args)"));
 

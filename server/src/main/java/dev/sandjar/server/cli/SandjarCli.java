@@ -49,6 +49,8 @@ import java.util.concurrent.ExecutionException;
  * run's fetch, workspace, secrets or progress); {@code --trust-packs DIR} one whose packs see every
  * capability the run has (docs/packs.md, "Trust").
  *
+ * <p>{@code sandjar serve [options]}: the HTTP server ({@link ServeCommand}, docs/server.md).
+ *
  * <p>{@code sandjar packs list|validate|docs NAME [--packs DIR]...}: the pack catalog's summaries,
  * diagnostics (exit 2 when any is an error) and a pack's SKILL.md. Bad usage exits 1.
  */
@@ -63,6 +65,7 @@ public final class SandjarCli {
                     "usage: sandjar run FILE.js [options]",
                     "       sandjar packs list|validate [--packs DIR | --trust-packs DIR]...",
                     "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
+                    ServeCommand.USAGE,
                     "run options:",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -102,6 +105,9 @@ public final class SandjarCli {
     /** Runs the command; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         try {
+            if (args.length > 0 && args[0].equals("serve")) {
+                return ServeCommand.run(args, out, err);
+            }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
             }
@@ -469,7 +475,7 @@ public final class SandjarCli {
         return out;
     }
 
-    private static Path directory(String text, String flag) {
+    static Path directory(String text, String flag) {
         Path p = Path.of(text);
         if (!Files.isDirectory(p)) {
             throw new IllegalArgumentException(flag + " " + text + ": not a directory");
@@ -477,14 +483,14 @@ public final class SandjarCli {
         return p;
     }
 
-    private static String value(String[] args, int i, String flag) {
+    static String value(String[] args, int i, String flag) {
         if (i >= args.length) {
             throw new IllegalArgumentException(flag + " needs a value");
         }
         return args[i];
     }
 
-    private static long number(String[] args, int i, String flag, long min, long max) {
+    static long number(String[] args, int i, String flag, long min, long max) {
         String text = value(args, i, flag);
         long v;
         try {

@@ -1,0 +1,55 @@
+package dev.sandjar.server;
+
+import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.host.RefusedException;
+import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place an exception becomes an error response: JSON {@code {"code", "message"}} with the
+ * code's status and headers, never a stack trace. Anything that is not a request's fault is a 500
+ * whose message says so and whose details go to the log under the request id.
+ */
+final class ErrorResponses {
+    private static final Logger LOG = LoggerFactory.getLogger(ErrorResponses.class);
+
+    private ErrorResponses() {}
+
+    static void respond(Context ctx, Exception e) {
+        ApiException api = asApi(ctx, e);
+        if (ctx.res().isCommitted()) {
+            LOG.warn(
+                    "request={} failed after its response began: {}", requestId(ctx), e.toString());
+            return;
+        }
+        api.headers.forEach(ctx::header);
+        ctx.status(api.code.status)
+                .contentType("application/json")
+                .result(ResultJson.apiError(api.code.name(), api.getMessage()));
+    }
+
+    private static ApiException asApi(Context ctx, Exception e) {
+        if (e instanceof ApiException api) {
+            return api;
+        }
+        if (e instanceof InvalidRequestException bad) {
+            return ApiException.badRequest(bad.getMessage());
+        }
+        if (e instanceof RefusedException refused) {
+            return ApiException.forbidden(refused.getMessage());
+        }
+        if (e instanceof HttpResponseException h && h.getStatus() == 413) {
+            return new ApiException(ApiException.Code.PAYLOAD_TOO_LARGE, "the body is too large");
+        }
+        LOG.error("request={} failed", requestId(ctx), e);
+        return new ApiException(
+                ApiException.Code.INTERNAL,
+                "the server failed; the log has the details under request id " + requestId(ctx));
+    }
+
+    private static String requestId(Context ctx) {
+        return ctx.res().getHeader("X-Request-Id");
+    }
+}

@@ -1,0 +1,390 @@
+package dev.sandjar.server;
+
+import dev.sandjar.bridges.Capabilities;
+import dev.sandjar.bridges.fetch.Fetch;
+import dev.sandjar.bridges.progress.ProgressReport;
+import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.workspace.FilesystemAccess;
+import dev.sandjar.bridges.workspace.WorkspaceBridge;
+import dev.sandjar.bridges.workspace.WorkspaceLimits;
+import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.host.Limits;
+import dev.sandjar.host.LogEntry;
+import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxRun;
+import dev.sandjar.packs.CatalogResolution;
+import dev.sandjar.packs.ModuleCatalog;
+import dev.sandjar.packs.ModuleSummary;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Admits, starts and tracks the server's runs. Admission is bounded twice: the server's slots (pool
+ * + queue; a full house is 429, never a wait) and each token's {@code maxConcurrentRuns}. While
+ * draining nothing is admitted (503). Thread-safe.
+ */
+final class RunService {
+    /**
+     * What a run reports while it goes, for streaming; called on engine threads, must not block.
+     */
+    interface Listener {
+        void log(LogEntry entry);
+
+        void progress(ProgressReport report);
+    }
+
+    /** A run the server started: who started it and its handle. */
+    record Active(String id, String tokenName, SandboxRun run) {}
+
+    private final Sandbox sandbox;
+    private final ModuleCatalog catalog;
+    private final Fetch publicFetch;
+    private final Fetch privateFetch;
+    private final Path workspaceRoot;
+    private final SecretStore secrets;
+    private final ServerMetrics metrics;
+    private final int slots;
+    private final Semaphore admission;
+    private final Map<String, AtomicInteger> perToken = new ConcurrentHashMap<>();
+    private final Map<String, Active> active = new ConcurrentHashMap<>();
+    private volatile boolean draining;
+
+    RunService(
+            Sandbox sandbox,
+            ModuleCatalog catalog,
+            Fetch publicFetch,
+            Fetch privateFetch,
+            Path workspaceRoot,
+            SecretStore secrets,
+            ServerMetrics metrics,
+            int slots) {
+        this.sandbox = sandbox;
+        this.catalog = catalog;
+        this.publicFetch = publicFetch;
+        this.privateFetch = privateFetch;
+        this.workspaceRoot = workspaceRoot;
+        this.secrets = secrets;
+        this.metrics = metrics;
+        this.slots = slots;
+        this.admission = new Semaphore(slots);
+    }
+
+    int slots() {
+        return slots;
+    }
+
+    int inFlight() {
+        return slots - admission.availablePermits();
+    }
+
+    boolean draining() {
+        return draining;
+    }
+
+    /**
+     * Checks {@code body} against the token's policy and the server's ceilings and builds its
+     * request; throws 400 or 403 naming what is wrong and the bound. Nothing is admitted yet.
+     */
+    RunRequest.Builder prepare(RunBody body, Tokens.Token token, Listener listener) {
+        Policy policy = token.policy();
+        RunRequest.Builder request;
+        try {
+            request = RunRequest.builder(body.code).filename(body.filename);
+            if (body.inputsJson != null) {
+                request.jsonInput("inputs", body.inputsJson);
+            }
+            body.globalsJson.forEach(request::jsonGlobal);
+        } catch (InvalidRequestException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        request.limits(limits(body.limits, policy));
+        request.bridges(capabilities(body, token, listener));
+        request.onLog(listener::log);
+        if (body.code.contains("import")) { // else no module can be needed: skip the catalog
+            CatalogResolution modules = catalog.resolveBody(body.code);
+            for (ModuleSummary m : modules.modules()) {
+                if (!policy.allowsPack(m.pack())) {
+                    throw ApiException.forbidden(
+                            "the token's policy does not allow pack '"
+                                    + m.pack()
+                                    + "' (imported as '"
+                                    + m.specifier()
+                                    + "'); it allows "
+                                    + Policy.sorted(policy.packs().orElseThrow()));
+                }
+            }
+            if (!modules.isOk()) {
+                List<String> problems = new ArrayList<>();
+                modules.errors().forEach(p -> problems.add(p.toString()));
+                throw new RefusedImport(String.join("; ", problems));
+            }
+            request.modules(modules.moduleResolution());
+        }
+        return request;
+    }
+
+    /** An import the catalog cannot serve: the run's result is an {@code IMPORT} error. */
+    static final class RefusedImport extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RefusedImport(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private Limits limits(Map<String, Long> asked, Policy policy) {
+        Limits ceilings = sandbox.ceilings();
+        Limits defaults = sandbox.defaults();
+        Limits.Builder b = Limits.builder();
+        long timeoutMs =
+                asked.getOrDefault(
+                        "timeoutMs",
+                        Math.min(defaults.timeout().toMillis(), policy.maxTimeoutMs()));
+        atMost("timeoutMs", timeoutMs, ceilings.timeout().toMillis(), policy.maxTimeoutMs());
+        b.timeout(Duration.ofMillis(timeoutMs));
+        long memoryMb =
+                asked.getOrDefault(
+                        "memoryMb", Math.min(defaults.heapBytes() >> 20, policy.maxMemoryMb()));
+        atMost("memoryMb", memoryMb, ceilings.heapBytes() >> 20, policy.maxMemoryMb());
+        b.heapBytes(memoryMb << 20);
+        for (Map.Entry<String, Long> e : asked.entrySet()) {
+            long v = e.getValue();
+            switch (e.getKey()) {
+                case "wallTimeoutMs" -> {
+                    atMost(e.getKey(), v, ceilings.wallTimeout().toMillis(), Long.MAX_VALUE);
+                    b.wallTimeout(Duration.ofMillis(v));
+                }
+                case "outputBytes" -> {
+                    atMost(e.getKey(), v, ceilings.outputBytes(), Long.MAX_VALUE);
+                    b.outputBytes(v);
+                }
+                case "logLines" -> {
+                    atMost(e.getKey(), v, ceilings.logLines(), Long.MAX_VALUE);
+                    b.logLines((int) v);
+                }
+                case "logChars" -> {
+                    atMost(e.getKey(), v, ceilings.logChars(), Long.MAX_VALUE);
+                    b.logChars(v);
+                }
+                case "pendingOperations" -> {
+                    atMost(e.getKey(), v, ceilings.pendingOperations(), Long.MAX_VALUE);
+                    b.pendingOperations((int) v);
+                }
+                default -> {
+                    // timeoutMs and memoryMb: above
+                }
+            }
+        }
+        try {
+            return b.build();
+        } catch (InvalidRequestException e) {
+            throw ApiException.badRequest("limits: " + e.getMessage());
+        }
+    }
+
+    private static void atMost(String field, long v, long serverBound, long policyBound) {
+        if (v > serverBound) {
+            throw ApiException.badRequest(
+                    "limits."
+                            + field
+                            + " ("
+                            + v
+                            + ") is above the server's ceiling "
+                            + serverBound);
+        }
+        if (v > policyBound) {
+            throw ApiException.forbidden(
+                    "limits."
+                            + field
+                            + " ("
+                            + v
+                            + ") is above the token's policy bound "
+                            + policyBound
+                            + " (max"
+                            + Character.toUpperCase(field.charAt(0))
+                            + field.substring(1)
+                            + ")");
+        }
+    }
+
+    private List<dev.sandjar.host.Bridge> capabilities(
+            RunBody body, Tokens.Token token, Listener listener) {
+        Policy policy = token.policy();
+        Capabilities.Builder caps = Capabilities.builder();
+        List<String> withheld = new ArrayList<>();
+        for (String w : body.withhold) {
+            if (!Capabilities.DEFAULTS.contains(w)) {
+                throw ApiException.badRequest(
+                        "capabilities.withhold: '"
+                                + w
+                                + "' is not a default capability; they are "
+                                + Capabilities.DEFAULTS);
+            }
+            withheld.add(w);
+        }
+        for (String d : Capabilities.DEFAULTS) {
+            if (!policy.capabilities().contains(d) && !withheld.contains(d)) {
+                withheld.add(d);
+            }
+        }
+        caps.withhold(withheld.toArray(String[]::new));
+        caps.progress(listener::progress);
+        if (body.fetch) {
+            require(policy, "fetch");
+            if (body.allowPrivateNetwork) {
+                require(policy, "allowPrivateNetwork");
+            }
+            caps.fetch(body.allowPrivateNetwork ? privateFetch : publicFetch);
+        }
+        if (body.workspaceId != null) {
+            require(policy, "workspace");
+            if (workspaceRoot == null) {
+                throw ApiException.badRequest(
+                        "capabilities.workspace: this server has no workspace root (serve"
+                                + " --workspaces DIR)");
+            }
+            Path dir = workspaceRoot.resolve(token.name()).resolve(body.workspaceId);
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot create the workspace directory", e);
+            }
+            caps.workspace(
+                    WorkspaceBridge.create(
+                            dir, WorkspaceLimits.defaults(), FilesystemAccess.CONTAINED));
+        }
+        if (!body.secrets.isEmpty()) {
+            require(policy, "secrets");
+            for (String s : body.secrets) {
+                if (!policy.secrets().contains(s)) {
+                    throw ApiException.forbidden(
+                            "secret '"
+                                    + s
+                                    + "' is not in the token's policy; it allows "
+                                    + Policy.sorted(policy.secrets()));
+                }
+                if (secrets == null || secrets.get(s).isEmpty()) {
+                    throw ApiException.badRequest("secret '" + s + "' is not held by this server");
+                }
+            }
+            caps.secrets(secrets, Set.copyOf(body.secrets));
+        }
+        try {
+            return caps.build();
+        } catch (InvalidRequestException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    private static void require(Policy policy, String capability) {
+        if (!policy.capabilities().contains(capability)) {
+            throw ApiException.forbidden(
+                    "capability "
+                            + capability
+                            + " is not in the token's policy; it allows "
+                            + Policy.sorted(policy.capabilities()));
+        }
+    }
+
+    /**
+     * Admits and starts the run, or throws 503 (draining) or 429 (the server's slots or the token's
+     * share are taken). The returned run's result completes after the slot is given back.
+     */
+    Active start(RunRequest.Builder request, Tokens.Token token) {
+        if (draining) {
+            throw new ApiException(ApiException.Code.DRAINING, "the server is shutting down");
+        }
+        AtomicInteger mine = perToken.computeIfAbsent(token.name(), n -> new AtomicInteger());
+        int max = token.policy().maxConcurrentRuns();
+        if (mine.incrementAndGet() > max) {
+            mine.decrementAndGet();
+            throw new ApiException(
+                    ApiException.Code.TOO_MANY_RUNS,
+                    "the token already has "
+                            + max
+                            + " runs in flight; its policy allows "
+                            + max
+                            + " (maxConcurrentRuns)",
+                    Map.of("Retry-After", "1"));
+        }
+        if (!admission.tryAcquire()) {
+            mine.decrementAndGet();
+            metrics.rejected();
+            throw new ApiException(
+                    ApiException.Code.TOO_MANY_RUNS,
+                    "all " + slots + " run slots (pool + queue) are taken; retry later",
+                    Map.of("Retry-After", "1"));
+        }
+        String id = UUID.randomUUID().toString();
+        SandboxRun run;
+        try {
+            run = sandbox.submit(request.build());
+        } catch (RuntimeException e) {
+            admission.release();
+            mine.decrementAndGet();
+            throw e;
+        }
+        Active a = new Active(id, token.name(), run);
+        active.put(id, a);
+        run.result()
+                .whenComplete(
+                        (r, t) -> {
+                            active.remove(id);
+                            mine.decrementAndGet();
+                            admission.release();
+                            if (r != null) {
+                                metrics.finished(r);
+                            }
+                        });
+        return a;
+    }
+
+    /** Cancels a run {@code tokenName} started; false when there is none by that id. */
+    boolean cancel(String id, String tokenName) {
+        Active a = active.get(id);
+        if (a == null || !a.tokenName().equals(tokenName)) {
+            return false;
+        }
+        a.run().cancel();
+        return true;
+    }
+
+    /**
+     * Stops admitting runs, waits up to {@code grace} for those in flight, cancels the rest and
+     * waits (briefly) for them to report {@code CANCELLED}. Returns how many were cancelled.
+     */
+    int drain(Duration grace) {
+        draining = true;
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (!active.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        List<Active> left = List.copyOf(active.values());
+        left.forEach(a -> a.run().cancel());
+        for (Active a : left) {
+            try {
+                a.run().result().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // reported through the run's own result
+            }
+        }
+        return left.size();
+    }
+}

@@ -1,0 +1,764 @@
+package dev.sandjar.server;
+
+import dev.sandjar.bridges.fetch.Fetch;
+import dev.sandjar.bridges.fetch.FetchConfig;
+import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.host.EngineException;
+import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.RunResult;
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.packs.Diagnostic;
+import dev.sandjar.packs.ModuleCatalog;
+import dev.sandjar.packs.ModuleDelivery;
+import dev.sandjar.packs.ModuleDeliveryException;
+import dev.sandjar.packs.ModuleSummary;
+import dev.sandjar.packs.Trust;
+import io.javalin.Javalin;
+import io.javalin.config.JavalinConfig;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sandjar over HTTP: runs (JSON or Server-Sent Events), cancellation, the pack catalog, module
+ * delivery for runners that load modules over HTTP, health, readiness, Prometheus metrics and an
+ * OpenAPI document (docs/server.md has every route, policy field and error code).
+ *
+ * <pre>{@code
+ * try (SandjarServer server = SandjarServer.builder()
+ *         .tokens(Tokens.load(Path.of("tokens.json"), SandjarServer.basePolicy(...)))
+ *         .port(8470)
+ *         .build()
+ *         .start()) {
+ *     server.awaitStop();
+ * }
+ * }</pre>
+ *
+ * <p>Standalone ({@link #start()}) it owns a Javalin app; embedded ({@link #install}) it adds its
+ * routes, under the same policies, to a Javalin app the caller owns and starts. Either way it owns
+ * the {@link Sandbox} it built (one given to the builder stays the caller's). Thread-safe: routes
+ * run on Jetty's threads; {@link #reloadTokens}, {@link #stop} may be called from any thread.
+ */
+public final class SandjarServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SandjarServer.class);
+
+    /** The default port of {@code ./sandjar serve}. */
+    public static final int DEFAULT_PORT = 8470;
+
+    public static final long DEFAULT_MAX_BODY_BYTES = 5L * 1000 * 1000;
+    public static final Duration DEFAULT_DRAIN_GRACE = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(3);
+
+    private static final String REQUEST_ID = "X-Request-Id";
+    private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+    private static final String TOKEN_KEY = "sandjar.token";
+    private static final String JSON = "application/json";
+    private static final String NOT_FOUND_MODULE =
+            ResultJson.apiError("NOT_FOUND", "no module is delivered under that id");
+
+    private final Builder config;
+    private final Sandbox sandbox;
+    private final boolean ownsSandbox;
+    private final ModuleCatalog catalog;
+    private final Fetch publicFetch;
+    private final Fetch privateFetch;
+    private final ServerMetrics metrics = new ServerMetrics();
+    private final RunService runs;
+    private final Policy basePolicy;
+    private volatile Tokens tokens;
+    private volatile boolean ready;
+    private Javalin app;
+    private Thread warmUp;
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    private SandjarServer(Builder b) {
+        this.config = b;
+        this.ownsSandbox = b.sandbox == null;
+        this.sandbox = ownsSandbox ? Sandbox.builder().poolSize(b.pool).build() : b.sandbox;
+        int slots = sandbox.poolSize() + b.queue;
+        this.basePolicy = basePolicy(sandbox, b.secrets, slots);
+        try {
+            this.catalog = b.catalog != null ? b.catalog : catalog(sandbox, b.packs);
+            this.publicFetch = Fetch.create(FetchConfig.defaults());
+            this.privateFetch =
+                    Fetch.create(FetchConfig.builder().withAllowPrivateNetwork(true).build());
+            this.tokens = b.tokensFile != null ? Tokens.load(b.tokensFile, basePolicy) : b.tokens;
+        } catch (IOException e) {
+            closeOwned();
+            throw new IllegalArgumentException(
+                    "cannot read the token file " + b.tokensFile + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeOwned();
+            throw e;
+        }
+        this.runs =
+                new RunService(
+                        sandbox,
+                        catalog,
+                        publicFetch,
+                        privateFetch,
+                        b.workspaces,
+                        b.secrets,
+                        metrics,
+                        slots);
+        metrics.pool(sandbox.poolSize(), runs::inFlight);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The policy a token's policy falls back on and may not exceed: the default capabilities, no
+     * secrets, the sandbox's ceilings, every pack and every admission slot.
+     */
+    static Policy basePolicy(Sandbox sandbox, SecretStore secrets, int slots) {
+        Policy all =
+                Policy.unrestricted(
+                        secrets == null ? Set.of() : secrets.names(),
+                        sandbox.ceilings().timeout().toMillis(),
+                        sandbox.ceilings().heapBytes() >> 20,
+                        slots);
+        return new Policy(
+                Set.copyOf(dev.sandjar.bridges.Capabilities.DEFAULTS),
+                Set.of(),
+                all.maxTimeoutMs(),
+                all.maxMemoryMb(),
+                Optional.empty(),
+                slots);
+    }
+
+    private static ModuleCatalog catalog(Sandbox sandbox, List<Path> packs) {
+        ModuleCatalog.Builder c = ModuleCatalog.builder(sandbox).shippedPacks(true);
+        packs.forEach(p -> c.searchPath(p, Trust.UNTRUSTED));
+        return c.build();
+    }
+
+    /** Starts a Javalin app of its own on the builder's address and port. */
+    public SandjarServer start() {
+        if (app != null) {
+            throw new IllegalStateException("already started");
+        }
+        Javalin javalin =
+                Javalin.create(
+                        c -> {
+                            c.startup.showJavalinBanner = false;
+                            c.startup.showOldJavalinVersionWarning = false;
+                            c.http.compressionStrategy =
+                                    io.javalin.compression.CompressionStrategy.NONE;
+                            install(c);
+                            c.routes.error(
+                                    404,
+                                    ctx -> {
+                                        if (!isJson(ctx)) {
+                                            requestId(ctx);
+                                            ctx.contentType(JSON)
+                                                    .result(
+                                                            ResultJson.apiError(
+                                                                    "NOT_FOUND",
+                                                                    "no route "
+                                                                            + ctx.method()
+                                                                            + " "
+                                                                            + ctx.path()));
+                                        }
+                                    });
+                        });
+        app = javalin;
+        javalin.start(config.bind, config.port);
+        return this;
+    }
+
+    private static boolean isJson(Context ctx) {
+        String t = ctx.res().getContentType();
+        return t != null && t.startsWith(JSON);
+    }
+
+    /**
+     * Adds the server's routes to a Javalin app the caller configures and starts; call it inside
+     * {@code Javalin.create(config -> ...)}. Its before-handlers and error mapping touch only its
+     * own paths.
+     */
+    public void install(JavalinConfig c) {
+        c.http.maxRequestSize = config.maxBodyBytes;
+        c.requestLogger.http(
+                (ctx, ms) ->
+                        LOG.info(
+                                "{} {} {} {} ms request={} token={}",
+                                ctx.method(),
+                                ctx.path(),
+                                ctx.statusCode(),
+                                Math.round(ms),
+                                ctx.res().getHeader(REQUEST_ID),
+                                tokenName(ctx)));
+        for (String path : List.of("/api/*", "/metrics", "/openapi.json")) {
+            c.routes.before(path, guarded(this::authenticate));
+        }
+        c.routes.get("/healthz", guarded(ctx -> ok(ctx, "{\"status\":\"up\"}")));
+        c.routes.get("/readyz", guarded(this::readyz));
+        c.routes.get("/metrics", guarded(this::metrics));
+        c.routes.get("/openapi.json", guarded(this::openApi));
+        c.routes.post("/api/runs", guarded(this::postRun));
+        c.routes.delete("/api/runs/{id}", guarded(this::deleteRun));
+        c.routes.get("/api/packs", guarded(this::packs));
+        c.routes.get("/api/sandbox-modules/<id>", guarded(this::module));
+        startWarmUp();
+    }
+
+    private synchronized void startWarmUp() {
+        if (warmUp != null) {
+            return;
+        }
+        if (config.warmUp.isZero()) {
+            ready = true;
+            warmUp = new Thread(() -> {});
+            return;
+        }
+        warmUp =
+                new Thread(
+                        () -> {
+                            try {
+                                sandbox.warmUp(config.warmUp);
+                            } catch (RuntimeException e) {
+                                LOG.warn("engine warm-up failed; serving cold: {}", e.getMessage());
+                            }
+                            ready = true;
+                            LOG.info("ready");
+                        },
+                        "sandjar-warm-up");
+        warmUp.setDaemon(true);
+        warmUp.start();
+    }
+
+    /** The port it listens on (the chosen one, when started on port 0). */
+    public int port() {
+        if (app == null) {
+            throw new IllegalStateException("not started");
+        }
+        return app.port();
+    }
+
+    /** {@code http://ADDR:PORT}, as {@code serve} prints it. */
+    public String url() {
+        String host = config.bind.contains(":") ? "[" + config.bind + "]" : config.bind;
+        return "http://" + host + ":" + port();
+    }
+
+    /** Whether the engine is warm and the server is not draining ({@code /readyz}). */
+    public boolean isReady() {
+        return ready && !runs.draining();
+    }
+
+    /**
+     * Reads the token file again and swaps it in; runs in flight keep going. On a bad file the old
+     * tokens stay and the error is thrown.
+     */
+    public void reloadTokens() throws IOException {
+        if (config.tokensFile == null) {
+            throw new IllegalStateException("the server was not given a token file");
+        }
+        Tokens fresh = Tokens.load(config.tokensFile, basePolicy);
+        tokens = fresh;
+        LOG.info("token file reloaded: {} tokens", fresh.all().size());
+    }
+
+    /**
+     * Stops accepting runs (503, and {@code /readyz} fails), lets those in flight finish within the
+     * drain grace, cancels the rest (their clients get {@code CANCELLED}), then stops the app (if
+     * its own) and closes what it owns. Idempotent.
+     */
+    public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        int cancelled = runs.drain(config.drainGrace);
+        if (cancelled > 0) {
+            LOG.info(
+                    "drain: cancelled {} runs still in flight after {}",
+                    cancelled,
+                    config.drainGrace);
+        }
+        if (app != null) {
+            app.stop();
+        }
+        closeOwned();
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private void closeOwned() {
+        if (publicFetch != null) {
+            publicFetch.close();
+        }
+        if (privateFetch != null) {
+            privateFetch.close();
+        }
+        if (ownsSandbox && sandbox != null) {
+            sandbox.close();
+        }
+    }
+
+    // ---- routes ----
+
+    /** Every handler's exceptions go through {@link ErrorResponses}, the one mapping. */
+    private Handler guarded(Handler h) {
+        return ctx -> {
+            requestId(ctx);
+            try {
+                h.handle(ctx);
+            } catch (Exception e) {
+                ErrorResponses.respond(ctx, e);
+            }
+        };
+    }
+
+    private static void requestId(Context ctx) {
+        if (ctx.res().getHeader(REQUEST_ID) != null) {
+            return;
+        }
+        String given = ctx.header(REQUEST_ID);
+        ctx.header(
+                REQUEST_ID,
+                given != null && CLIENT_REQUEST_ID.matcher(given).matches()
+                        ? given
+                        : UUID.randomUUID().toString());
+    }
+
+    private void authenticate(Context ctx) {
+        Tokens.Token token;
+        if (tokens == null) {
+            token =
+                    new Tokens.Token(
+                            "anonymous",
+                            new byte[32],
+                            Policy.unrestricted(
+                                    config.secrets == null ? Set.of() : config.secrets.names(),
+                                    basePolicy.maxTimeoutMs(),
+                                    basePolicy.maxMemoryMb(),
+                                    runs.slots()));
+        } else {
+            String auth = ctx.header("Authorization");
+            Optional<Tokens.Token> found =
+                    auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)
+                            ? tokens.find(auth.substring(7).trim())
+                            : Optional.empty();
+            if (found.isEmpty()) {
+                ctx.header("WWW-Authenticate", "Bearer");
+                throw new ApiException(
+                        ApiException.Code.UNAUTHORIZED,
+                        "a valid 'Authorization: Bearer TOKEN' header is required");
+            }
+            token = found.get();
+        }
+        ctx.attribute(TOKEN_KEY, token);
+    }
+
+    private static Tokens.Token token(Context ctx) {
+        Tokens.Token t = ctx.attribute(TOKEN_KEY);
+        if (t == null) {
+            throw new IllegalStateException("route reached without authentication");
+        }
+        return t;
+    }
+
+    private static String tokenName(Context ctx) {
+        Tokens.Token t = ctx.attribute(TOKEN_KEY);
+        return t == null ? "-" : t.name();
+    }
+
+    private static void ok(Context ctx, String json) {
+        ctx.status(200).contentType(JSON).result(json);
+    }
+
+    private void readyz(Context ctx) {
+        if (runs.draining()) {
+            throw new ApiException(ApiException.Code.DRAINING, "the server is draining");
+        }
+        if (!ready) {
+            throw new ApiException(ApiException.Code.DRAINING, "the engine is warming up");
+        }
+        ok(ctx, "{\"status\":\"ready\"}");
+    }
+
+    private void metrics(Context ctx) {
+        ctx.status(200)
+                .contentType("text/plain; version=0.0.4; charset=utf-8")
+                .result(metrics.scrape());
+    }
+
+    private void openApi(Context ctx) throws IOException {
+        try (InputStream in = SandjarServer.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is missing from the jar");
+            }
+            ok(ctx, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private byte[] body(Context ctx) throws IOException {
+        long max = config.maxBodyBytes;
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > max) {
+            throw new ApiException(
+                    ApiException.Code.PAYLOAD_TOO_LARGE,
+                    "the body is " + declared + " bytes; the limit is " + max);
+        }
+        String type = ctx.header("Content-Type");
+        if (type != null && !type.toLowerCase(java.util.Locale.ROOT).startsWith(JSON)) {
+            throw new ApiException(
+                    ApiException.Code.UNSUPPORTED_MEDIA_TYPE,
+                    "the body must be application/json, got " + type);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        try (InputStream in = ctx.req().getInputStream()) {
+            int n;
+            while ((n = in.read(chunk)) != -1) {
+                if (out.size() + (long) n > max) {
+                    throw new ApiException(
+                            ApiException.Code.PAYLOAD_TOO_LARGE,
+                            "the body is over the limit of " + max + " bytes");
+                }
+                out.write(chunk, 0, n);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private void postRun(Context ctx) throws Exception {
+        Tokens.Token token = token(ctx);
+        RunBody body = RunBody.parse(body(ctx));
+        String accept = ctx.header("Accept");
+        boolean sse = accept != null && accept.contains("text/event-stream");
+        SseEvents events = sse ? new SseEvents() : null;
+        RunService.Listener listener = events != null ? events : SseEvents.NONE;
+        RunService.Active run;
+        try {
+            RunRequest.Builder request = runs.prepare(body, token, listener);
+            run = runs.start(request, token);
+        } catch (RunService.RefusedImport e) {
+            String id = UUID.randomUUID().toString();
+            String result = ResultJson.refusedImport(id, e.getMessage());
+            if (sse) {
+                SseEvents.open(ctx);
+                OutputStream out = ctx.res().getOutputStream();
+                SseEvents.write(out, "run", "{\"id\":\"" + id + "\"}");
+                SseEvents.write(out, "result", result);
+            } else {
+                ok(ctx, result);
+            }
+            return;
+        } catch (InvalidRequestException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        if (sse) {
+            events.stream(ctx, run);
+            return;
+        }
+        RunResult r;
+        try {
+            r = run.run().result().get();
+        } catch (InterruptedException e) {
+            run.run().cancel();
+            Thread.currentThread().interrupt();
+            throw new ApiException(ApiException.Code.DRAINING, "the server is stopping");
+        } catch (ExecutionException e) {
+            throw unwrap(e);
+        }
+        ok(ctx, ResultJson.result(run.id(), r));
+    }
+
+    static Exception unwrap(ExecutionException e) {
+        Throwable c = e.getCause();
+        if (c instanceof InvalidRequestException bad) {
+            return ApiException.badRequest(bad.getMessage());
+        }
+        return c instanceof Exception x ? x : new EngineException(String.valueOf(c), c);
+    }
+
+    private void deleteRun(Context ctx) {
+        String id = ctx.pathParam("id");
+        if (!runs.cancel(id, token(ctx).name())) {
+            throw new ApiException(ApiException.Code.NOT_FOUND, "no run of this token has that id");
+        }
+        ctx.status(202).contentType(JSON).result("{\"id\":" + quote(id) + ",\"cancelling\":true}");
+    }
+
+    private static String quote(String s) {
+        return ResultJson.write(g -> g.writeString(s));
+    }
+
+    private void packs(Context ctx) {
+        Policy policy = token(ctx).policy();
+        List<ModuleSummary> modules = new ArrayList<>();
+        for (ModuleSummary m : catalog.summaries()) {
+            if (policy.allowsPack(m.pack())) {
+                modules.add(m);
+            }
+        }
+        List<Diagnostic> diagnostics = new ArrayList<>();
+        for (Diagnostic d : catalog.diagnostics()) {
+            if (d.pack() == null || policy.allowsPack(d.pack())) {
+                diagnostics.add(d);
+            }
+        }
+        ok(
+                ctx,
+                ResultJson.write(
+                        g -> {
+                            g.writeStartObject();
+                            g.writeArrayFieldStart("modules");
+                            for (ModuleSummary m : modules) {
+                                g.writeStartObject();
+                                g.writeStringField("specifier", m.specifier());
+                                g.writeStringField("pack", m.pack());
+                                g.writeStringField("version", m.version());
+                                g.writeStringField("kind", m.kind().id());
+                                g.writeStringField("id", m.specifier());
+                                g.writeStringField("description", m.description());
+                                g.writeStringField("graphDigest", m.graphDigest());
+                                g.writeBooleanField("shipped", m.shipped());
+                                g.writeEndObject();
+                            }
+                            g.writeEndArray();
+                            g.writeArrayFieldStart("diagnostics");
+                            for (Diagnostic d : diagnostics) {
+                                g.writeStartObject();
+                                g.writeStringField(
+                                        "severity",
+                                        d.severity().name().toLowerCase(java.util.Locale.ROOT));
+                                g.writeStringField("code", d.code());
+                                g.writeStringField("pack", d.pack());
+                                g.writeStringField("where", d.where());
+                                g.writeStringField("message", d.message());
+                                g.writeEndObject();
+                            }
+                            g.writeEndArray();
+                            g.writeEndObject();
+                        }));
+    }
+
+    private void module(Context ctx) {
+        Policy policy = token(ctx).policy();
+        String id = ctx.pathParam("id");
+        ModuleDelivery d;
+        try {
+            d = catalog.authorizeDelivery(id);
+        } catch (ModuleDeliveryException | IllegalArgumentException e) {
+            d = null;
+        }
+        if (d == null || !policy.allowsPack(d.pack())) {
+            metrics.delivery("not_found");
+            ctx.status(404).contentType(JSON).result(NOT_FOUND_MODULE);
+            return;
+        }
+        String etag = "\"" + d.graphDigest() + "\"";
+        ctx.header("ETag", etag);
+        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("X-Content-Sha256", d.contentSha256());
+        ctx.header("X-Content-Digest", d.graphDigest());
+        ctx.header("X-Sandbox-File-Id", d.graphId());
+        ctx.header("X-Sandbox-Module-Dependencies", ModuleIds.header(d.dependencyIds()));
+        if (d.hostModule() != null) {
+            ctx.header("X-Sandbox-Host-Module", d.hostModule());
+        }
+        String inm = ctx.header("If-None-Match");
+        if (inm != null && ModuleIds.matches(inm, etag)) {
+            metrics.delivery("not_modified");
+            ctx.status(304);
+            return;
+        }
+        metrics.delivery("hit");
+        ctx.status(200).contentType(ModuleDelivery.MEDIA_TYPE).result(d.source());
+    }
+
+    // ---- configuration ----
+
+    /** How a server is built; every setting has a default. Not thread-safe. */
+    public static final class Builder {
+        private Sandbox sandbox;
+        private int pool = Runtime.getRuntime().availableProcessors();
+        private Integer queueSet;
+        private int queue;
+        private ModuleCatalog catalog;
+        private final List<Path> packs = new ArrayList<>();
+        private Tokens tokens;
+        private Path tokensFile;
+        private boolean insecureNoAuth;
+        private String bind = "127.0.0.1";
+        private int port = DEFAULT_PORT;
+        private long maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+        private Duration drainGrace = DEFAULT_DRAIN_GRACE;
+        private Duration warmUp = DEFAULT_WARM_UP;
+        private Path workspaces;
+        private SecretStore secrets;
+
+        private Builder() {}
+
+        /** A sandbox the caller owns (its pool size is then the server's); else one is built. */
+        public Builder sandbox(Sandbox s) {
+            this.sandbox = Objects.requireNonNull(s, "sandbox");
+            return this;
+        }
+
+        /** Engine instances of the sandbox the server builds; default: one per core. */
+        public Builder pool(int n) {
+            if (n < 1 || n > 256) {
+                throw new IllegalArgumentException("pool (" + n + ") must be between 1 and 256");
+            }
+            this.pool = n;
+            return this;
+        }
+
+        /** Runs admitted beyond the pool's size, waiting for an engine; default 4 × pool. */
+        public Builder queue(int n) {
+            if (n < 0 || n > 100_000) {
+                throw new IllegalArgumentException(
+                        "queue (" + n + ") must be between 0 and 100000");
+            }
+            this.queueSet = n;
+            return this;
+        }
+
+        /** The module catalog (else one with the shipped packs and {@link #packs}). */
+        public Builder catalog(ModuleCatalog c) {
+            this.catalog = c;
+            return this;
+        }
+
+        /** A pack search path; its packs are untrusted (docs/packs.md, "Trust"). */
+        public Builder packs(Path dir) {
+            packs.add(Objects.requireNonNull(dir, "dir"));
+            return this;
+        }
+
+        public Builder tokens(Tokens t) {
+            this.tokens = Objects.requireNonNull(t, "tokens");
+            return this;
+        }
+
+        /** A token file, read at build and again on {@link #reloadTokens}. */
+        public Builder tokensFile(Path file) {
+            this.tokensFile = Objects.requireNonNull(file, "file");
+            return this;
+        }
+
+        /** Serve without tokens: only on a loopback address, every run under every capability. */
+        public Builder insecureNoAuth() {
+            this.insecureNoAuth = true;
+            return this;
+        }
+
+        public Builder bind(String address) {
+            this.bind = Objects.requireNonNull(address, "bind");
+            return this;
+        }
+
+        /** 0 picks a free port. */
+        public Builder port(int p) {
+            if (p < 0 || p > 65535) {
+                throw new IllegalArgumentException("port (" + p + ") must be between 0 and 65535");
+            }
+            this.port = p;
+            return this;
+        }
+
+        /** Request bodies over this are 413; default 5 MB. */
+        public Builder maxBodyBytes(long n) {
+            if (n < 1024 || n > 1L << 30) {
+                throw new IllegalArgumentException(
+                        "maxBodyBytes (" + n + ") must be between 1024 and " + (1L << 30));
+            }
+            this.maxBodyBytes = n;
+            return this;
+        }
+
+        /** How long {@link #stop} lets runs in flight finish; default 30 s. */
+        public Builder drainGrace(Duration d) {
+            if (d.isNegative() || d.compareTo(Duration.ofHours(1)) > 0) {
+                throw new IllegalArgumentException("drainGrace (" + d + ") must be 0 to 1 hour");
+            }
+            this.drainGrace = d;
+            return this;
+        }
+
+        /** How long the engine warms before {@code /readyz} passes; zero: ready at once. */
+        public Builder warmUp(Duration d) {
+            if (d.isNegative() || d.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("warmUp (" + d + ") must be 0 to 10 minutes");
+            }
+            this.warmUp = d;
+            return this;
+        }
+
+        /** Where workspaces live: DIR/TOKEN_NAME/WORKSPACE_ID; none by default. */
+        public Builder workspaces(Path dir) {
+            this.workspaces = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /** The secrets policies may grant by name; none by default. */
+        public Builder secrets(SecretStore store) {
+            this.secrets = Objects.requireNonNull(store, "secrets");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException for a bad token file
+         * @throws IllegalStateException for no tokens without {@link #insecureNoAuth}, or insecure
+         *     on an address that is not loopback
+         */
+        public SandjarServer build() {
+            if (tokens != null && tokensFile != null) {
+                throw new IllegalStateException("give tokens or a token file, not both");
+            }
+            if (tokens == null && tokensFile == null) {
+                if (!insecureNoAuth) {
+                    throw new IllegalStateException(
+                            "no tokens: the server refuses to start unauthenticated; give a token"
+                                    + " file (--tokens FILE) or, on a loopback address only,"
+                                    + " --insecure-no-auth");
+                }
+                if (!isLoopback(bind)) {
+                    throw new IllegalStateException(
+                            "--insecure-no-auth is allowed on a loopback address only, not "
+                                    + bind);
+                }
+            }
+            int poolSize = sandbox != null ? sandbox.poolSize() : pool;
+            queue = queueSet != null ? queueSet : 4 * poolSize;
+            return new SandjarServer(this);
+        }
+
+        private static boolean isLoopback(String address) {
+            try {
+                return InetAddress.getByName(address).isLoopbackAddress();
+            } catch (UnknownHostException e) {
+                return false;
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.sandjar.server.cli;
+
+import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.server.SandjarServer;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code sandjar serve}: the HTTP server (docs/server.md). Prints {@code listening on
+ * http://ADDR:PORT} on stdout once it accepts connections; logs go to stderr. {@code SIGTERM} (or
+ * {@code SIGINT}) drains and exits 0; {@code SIGHUP} reloads the token file.
+ */
+final class ServeCommand {
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "       sandjar serve [--bind ADDR] [--port N] [--packs DIR]... [--tokens FILE]"
+                            + " [--pool N] [--queue N]",
+                    "serve options:",
+                    "  --bind ADDR              address to listen on (default 127.0.0.1)",
+                    "  --port N                 port (default "
+                            + SandjarServer.DEFAULT_PORT
+                            + "; 0 picks a free one)",
+                    "  --packs DIR              add a pack search path (untrusted; repeatable)",
+                    "  --tokens FILE            token file: {\"tokens\": [{\"name\", \"sha256\","
+                            + " \"policy\"}]}",
+                    "  --insecure-no-auth       serve without tokens (loopback addresses only)",
+                    "  --pool N                 engine instances (default: one per core)",
+                    "  --queue N                runs admitted beyond the pool (default 4 x pool)",
+                    "  --grace-seconds N        drain grace on SIGTERM (default "
+                            + SandjarServer.DEFAULT_DRAIN_GRACE.toSeconds()
+                            + ", 0..3600)",
+                    "  --max-body-bytes N       request body limit (default "
+                            + SandjarServer.DEFAULT_MAX_BODY_BYTES
+                            + ")",
+                    "  --warm-up-ms N           engine warm-up before /readyz passes (default "
+                            + SandjarServer.DEFAULT_WARM_UP.toMillis()
+                            + ", 0..600000)",
+                    "  --workspaces DIR         root of the runs' workspaces (DIR/TOKEN/ID)",
+                    "  --secrets-env PREFIX     hold the environment's PREFIX<NAME> variables as"
+                            + " secrets policies may grant");
+
+    private ServeCommand() {}
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        SandjarServer.Builder b = SandjarServer.builder();
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--bind" -> b.bind(SandjarCli.value(args, ++i, a));
+                case "--port" -> b.port((int) SandjarCli.number(args, ++i, a, 0, 65535));
+                case "--packs" -> b.packs(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
+                case "--tokens" -> b.tokensFile(file(SandjarCli.value(args, ++i, a), a));
+                case "--insecure-no-auth" -> b.insecureNoAuth();
+                case "--pool" -> b.pool((int) SandjarCli.number(args, ++i, a, 1, 256));
+                case "--queue" -> b.queue((int) SandjarCli.number(args, ++i, a, 0, 100_000));
+                case "--grace-seconds" ->
+                        b.drainGrace(Duration.ofSeconds(SandjarCli.number(args, ++i, a, 0, 3600)));
+                case "--max-body-bytes" ->
+                        b.maxBodyBytes(SandjarCli.number(args, ++i, a, 1024, 1L << 30));
+                case "--warm-up-ms" ->
+                        b.warmUp(Duration.ofMillis(SandjarCli.number(args, ++i, a, 0, 600_000)));
+                case "--workspaces" ->
+                        b.workspaces(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
+                case "--secrets-env" ->
+                        b.secrets(SecretStore.fromEnvironment(SandjarCli.value(args, ++i, a)));
+                default -> throw new IllegalArgumentException("unknown serve option " + a);
+            }
+        }
+        SandjarServer server;
+        try {
+            server = b.build();
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            err.println("error: serve: " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        Signals.handle("TERM", stop::countDown);
+        Signals.handle("INT", stop::countDown);
+        Signals.handle(
+                "HUP",
+                () -> {
+                    try {
+                        server.reloadTokens();
+                    } catch (Exception e) {
+                        err.println(
+                                "error: serve: token file not reloaded, the old one stays: "
+                                        + e.getMessage());
+                    }
+                });
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            server.close();
+            err.println("error: serve: cannot listen on the address: " + e.getMessage());
+            return 1;
+        }
+        out.println("listening on " + server.url());
+        out.flush();
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        server.stop();
+        return 0;
+    }
+
+    private static Path file(String text, String flag) {
+        Path p = Path.of(text);
+        if (!Files.isRegularFile(p)) {
+            throw new IllegalArgumentException(flag + " " + text + ": not a file");
+        }
+        return p;
+    }
+}
