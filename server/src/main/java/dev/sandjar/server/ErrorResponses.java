@@ -19,6 +19,7 @@ final class ErrorResponses {
 
     static void respond(Context ctx, Exception e) {
         ApiException api = asApi(ctx, e);
+        ctx.skipRemainingHandlers(); // a refused before-handler must not reach the route
         if (ctx.res().isCommitted()) {
             LOG.warn(
                     "request={} failed after its response began: {}", requestId(ctx), e.toString());
