@@ -248,6 +248,22 @@ final class RunService {
             }
             caps.fetch(body.allowPrivateNetwork ? privateFetch : publicFetch);
         }
+        if (!body.secrets.isEmpty()) {
+            require(policy, "secrets");
+            for (String s : body.secrets) {
+                if (!policy.secrets().contains(s)) {
+                    throw ApiException.forbidden(
+                            "secret '"
+                                    + s
+                                    + "' is not in the token's policy; it allows "
+                                    + Policy.sorted(policy.secrets()));
+                }
+                if (secrets == null || secrets.get(s).isEmpty()) {
+                    throw ApiException.badRequest("secret '" + s + "' is not held by this server");
+                }
+            }
+            caps.secrets(secrets, Set.copyOf(body.secrets));
+        }
         if (body.workspaceId != null) {
             require(policy, "workspace");
             if (workspaceRoot == null) {
@@ -264,22 +280,6 @@ final class RunService {
             caps.workspace(
                     WorkspaceBridge.create(
                             dir, WorkspaceLimits.defaults(), FilesystemAccess.CONTAINED));
-        }
-        if (!body.secrets.isEmpty()) {
-            require(policy, "secrets");
-            for (String s : body.secrets) {
-                if (!policy.secrets().contains(s)) {
-                    throw ApiException.forbidden(
-                            "secret '"
-                                    + s
-                                    + "' is not in the token's policy; it allows "
-                                    + Policy.sorted(policy.secrets()));
-                }
-                if (secrets == null || secrets.get(s).isEmpty()) {
-                    throw ApiException.badRequest("secret '" + s + "' is not held by this server");
-                }
-            }
-            caps.secrets(secrets, Set.copyOf(body.secrets));
         }
         try {
             return caps.build();

@@ -86,10 +86,18 @@ public final class SandjarServer implements AutoCloseable {
     private final RunService runs;
     private final Policy basePolicy;
     private volatile Tokens tokens;
+
+    /** Who runs under {@code --insecure-no-auth}: everything the server has. */
+    private final Tokens.Token anonymous;
+
     private volatile boolean ready;
     private Javalin app;
     private Thread warmUp;
     private final AtomicBoolean stopped = new AtomicBoolean();
+
+    /** Run requests whose response is still being written: stop waits for them. */
+    private final java.util.concurrent.atomic.AtomicInteger responding =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private SandjarServer(Builder b) {
         this.config = b;
@@ -122,6 +130,15 @@ public final class SandjarServer implements AutoCloseable {
                         metrics,
                         slots);
         metrics.pool(sandbox.poolSize(), runs::inFlight);
+        this.anonymous =
+                new Tokens.Token(
+                        "anonymous",
+                        new byte[32],
+                        Policy.unrestricted(
+                                b.secrets == null ? Set.of() : b.secrets.names(),
+                                basePolicy.maxTimeoutMs(),
+                                basePolicy.maxMemoryMb(),
+                                slots));
     }
 
     public static Builder builder() {
@@ -349,15 +366,7 @@ public final class SandjarServer implements AutoCloseable {
     private void authenticate(Context ctx) {
         Tokens.Token token;
         if (tokens == null) {
-            token =
-                    new Tokens.Token(
-                            "anonymous",
-                            new byte[32],
-                            Policy.unrestricted(
-                                    config.secrets == null ? Set.of() : config.secrets.names(),
-                                    basePolicy.maxTimeoutMs(),
-                                    basePolicy.maxMemoryMb(),
-                                    runs.slots()));
+            token = anonymous;
         } else {
             String auth = ctx.header("Authorization");
             Optional<Tokens.Token> found =
@@ -448,6 +457,15 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private void postRun(Context ctx) throws Exception {
+        responding.incrementAndGet();
+        try {
+            respondToRun(ctx);
+        } finally {
+            responding.decrementAndGet();
+        }
+    }
+
+    private void respondToRun(Context ctx) throws Exception {
         Tokens.Token token = token(ctx);
         RunBody body = RunBody.parse(body(ctx));
         String accept = ctx.header("Accept");
