@@ -37,6 +37,9 @@ final class SseEvents implements RunService.Listener {
 
     private record Event(String name, String data) {}
 
+    /** Queued after the run's last event: its result is ready. */
+    private static final Event END = new Event("", "");
+
     private final BlockingQueue<Event> queue = new LinkedBlockingQueue<>();
 
     @Override
@@ -71,6 +74,8 @@ final class SseEvents implements RunService.Listener {
 
     /** Streams the run until its result; a failed write cancels it. */
     void stream(Context ctx, RunService.Active run) throws IOException, InterruptedException {
+        // Wakes the writer the moment the result is there, not at the next heartbeat.
+        run.run().result().whenComplete((r, t) -> queue.add(END));
         OutputStream out;
         try {
             open(ctx);
@@ -83,18 +88,15 @@ final class SseEvents implements RunService.Listener {
         try {
             while (true) {
                 Event e = queue.poll(HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS);
+                if (e == END) {
+                    break; // the run's events were all queued before its result completed
+                }
                 if (e != null) {
                     write(out, e.name, e.data);
                     continue;
                 }
-                if (run.run().isDone()) {
-                    break;
-                }
                 out.write(":\n\n".getBytes(StandardCharsets.US_ASCII));
                 out.flush();
-            }
-            for (Event e; (e = queue.poll()) != null; ) {
-                write(out, e.name, e.data);
             }
             RunResult r;
             try {
