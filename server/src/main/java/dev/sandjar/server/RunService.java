@@ -45,8 +45,16 @@ final class RunService {
         void progress(ProgressReport report);
     }
 
-    /** A run the server started: who started it and its handle. */
-    record Active(String id, String tokenName, SandboxRun run) {}
+    /**
+     * A run the server started: who started it, its handle, and its result, which completes only
+     * after the run's slot is given back (so a client that sends its next run the moment it has
+     * this one's result never meets its own slot still taken).
+     */
+    record Active(
+            String id,
+            String tokenName,
+            SandboxRun run,
+            java.util.concurrent.CompletableFuture<dev.sandjar.host.RunResult> result) {}
 
     private final Sandbox sandbox;
     private final ModuleCatalog catalog;
@@ -336,18 +344,25 @@ final class RunService {
             mine.decrementAndGet();
             throw e;
         }
-        Active a = new Active(id, token.name(), run);
+        Active a =
+                new Active(
+                        id,
+                        token.name(),
+                        run,
+                        run.result()
+                                .whenComplete(
+                                        (r, t) -> {
+                                            active.remove(id);
+                                            mine.decrementAndGet();
+                                            admission.release();
+                                            if (r != null) {
+                                                metrics.finished(r);
+                                            }
+                                        }));
         active.put(id, a);
-        run.result()
-                .whenComplete(
-                        (r, t) -> {
-                            active.remove(id);
-                            mine.decrementAndGet();
-                            admission.release();
-                            if (r != null) {
-                                metrics.finished(r);
-                            }
-                        });
+        if (a.result().isDone()) {
+            active.remove(id); // it ended before it was listed
+        }
         return a;
     }
 
@@ -380,7 +395,7 @@ final class RunService {
         left.forEach(a -> a.run().cancel());
         for (Active a : left) {
             try {
-                a.run().result().get(10, TimeUnit.SECONDS);
+                a.result().get(10, TimeUnit.SECONDS);
             } catch (Exception e) {
                 // reported through the run's own result
             }

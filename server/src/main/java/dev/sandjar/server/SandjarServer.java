@@ -497,7 +497,7 @@ public final class SandjarServer implements AutoCloseable {
         }
         RunResult r;
         try {
-            r = run.run().result().get();
+            r = run.result().get();
         } catch (InterruptedException e) {
             run.run().cancel();
             Thread.currentThread().interrupt();

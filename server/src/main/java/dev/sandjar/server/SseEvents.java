@@ -75,7 +75,7 @@ final class SseEvents implements RunService.Listener {
     /** Streams the run until its result; a failed write cancels it. */
     void stream(Context ctx, RunService.Active run) throws IOException, InterruptedException {
         // Wakes the writer the moment the result is there, not at the next heartbeat.
-        run.run().result().whenComplete((r, t) -> queue.add(END));
+        run.result().whenComplete((r, t) -> queue.add(END));
         OutputStream out;
         try {
             open(ctx);
@@ -100,7 +100,7 @@ final class SseEvents implements RunService.Listener {
             }
             RunResult r;
             try {
-                r = run.run().result().get();
+                r = run.result().get();
             } catch (ExecutionException failed) {
                 Exception cause = SandjarServer.unwrap(failed);
                 ApiException api =
