@@ -45,8 +45,10 @@ import java.util.stream.Stream;
  * <p>usage: {@code ServerLoad [SECONDS] [CLIENTS] [POOL] [WARMUP] [SSE_CLIENTS] [OUT]}: SECONDS per
  * measured window (default 15), CLIENTS the concurrency levels (default {@code 1,2,4,8,16}), POOL
  * the engine instances (default one per core), WARMUP seconds of {@link Sandbox#warmUp} (default
- * 60) before a further unmeasured pass over each path, SSE_CLIENTS the levels for SSE runs (default
- * {@code 1,8}), OUT the report (default {@code bench/results/server-load.md}).
+ * 45), SSE_CLIENTS the levels for SSE runs (default {@code 1,8}), OUT the report (default {@code
+ * bench/results/server-load.md}). After {@link Sandbox#warmUp} (the engine's code), unmeasured
+ * passes warm the rest: 30 s of HTTP runs from four clients per engine (Jetty's, Javalin's, the
+ * server's, the HttpClient's code), 5 s in process, 5 s over SSE; none longer than WARMUP.
  *
  * <p>The server and the in-process runs share one {@link Sandbox} (the server is given it), so both
  * use the same engines, and the in-process request has what the server gives a run of a token with
@@ -195,7 +197,7 @@ public final class ServerLoad {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
         int[] levels = args.length > 1 ? levels(args[1]) : new int[] {1, 2, 4, 8, 16};
         int pool = args.length > 2 ? Integer.parseInt(args[2]) : cores();
-        int warmUpSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 60;
+        int warmUpSeconds = args.length > 3 ? Integer.parseInt(args[3]) : 45;
         int[] sseLevels = args.length > 4 ? levels(args[4]) : new int[] {1, 8};
         Path out = Path.of(args.length > 5 ? args[5] : "bench/results/server-load.md");
         Duration window = Duration.ofSeconds(seconds);
@@ -249,16 +251,24 @@ public final class ServerLoad {
                         load0);
                 System.out.printf("warm-up: Sandbox.warmUp(%d s) ...%n", warmUpSeconds);
                 warm = sandbox.warmUp(Duration.ofSeconds(warmUpSeconds));
-                Duration pass = Duration.ofSeconds(Math.min(10, warmUpSeconds));
                 System.out.printf(
-                        "warm-up: %,d runs, %,d parses; then %d s per path unmeasured%n",
-                        warm.runs(), warm.parses(), pass.toSeconds());
+                        "warm-up: %,d runs, %,d parses; then HTTP %d s, in process and SSE %d s"
+                                + " each, unmeasured%n",
+                        warm.runs(),
+                        warm.parses(),
+                        httpPass(warmUpSeconds),
+                        otherPass(warmUpSeconds));
                 System.out.println(
                         "path          clients   runs/s   p50 ms   p99 ms  CPU µs/run = clients"
                                 + " Jetty engines rest  errors");
-                load.print(load.slice(Via.JSON, pool, pass));
-                load.print(load.slice(Via.IN_PROCESS, pool, pass));
-                load.print(load.slice(Via.SSE, max(sseLevels), pass));
+                load.print(
+                        load.slice(
+                                Via.JSON,
+                                Math.min(4 * pool, maxClients),
+                                Duration.ofSeconds(httpPass(warmUpSeconds))));
+                Duration other = Duration.ofSeconds(otherPass(warmUpSeconds));
+                load.print(load.slice(Via.IN_PROCESS, pool, other));
+                load.print(load.slice(Via.SSE, max(sseLevels), other));
                 System.out.println("(the above: warm-up, not reported)");
                 Duration slice = window.dividedBy(ROUNDS);
                 for (int n : levels) {
@@ -504,7 +514,8 @@ public final class ServerLoad {
                 String.format(
                         Locale.ROOT,
                         "`%s` as a run; a pool of %d, a queue of %d; %d s of `Sandbox.warmUp` (%,d"
-                                + " runs), %d s unmeasured per path, then per level three"
+                                + " runs), then unmeasured HTTP runs for %d s, in-process and SSE"
+                                + " runs for %d s each; then per level three"
                                 + " alternating slices of HTTP and in-process runs, each half a"
                                 + " second unmeasured and %.1f s measured (SSE: one slice of %d s)."
                                 + " Clients: the JDK HttpClient, HTTP/1.1 with keep-alive, in the"
@@ -514,7 +525,8 @@ public final class ServerLoad {
                         queue,
                         warmUpSeconds,
                         warm.runs(),
-                        Math.min(10, warmUpSeconds),
+                        httpPass(warmUpSeconds),
+                        otherPass(warmUpSeconds),
                         seconds / 3.0,
                         seconds));
         b.append(
@@ -581,6 +593,16 @@ public final class ServerLoad {
                             w.cpuMicros()));
         }
         return b.toString();
+    }
+
+    /** Seconds of unmeasured HTTP runs after {@link Sandbox#warmUp}. */
+    private static int httpPass(int warmUpSeconds) {
+        return Math.min(30, warmUpSeconds);
+    }
+
+    /** Seconds of unmeasured in-process runs, and of SSE runs, after the HTTP pass. */
+    private static int otherPass(int warmUpSeconds) {
+        return Math.min(5, warmUpSeconds);
     }
 
     private static String thousands(double v) {
