@@ -322,7 +322,10 @@ public final class SandjarServer implements AutoCloseable {
 
     // ---- routes ----
 
-    /** Every handler's exceptions go through {@link ErrorResponses}, the one mapping. */
+    /**
+     * Every handler's exceptions go through {@link ErrorResponses}, the one mapping. A failed
+     * handler ends the request: a before-handler's 401 must not go on to the route.
+     */
     private Handler guarded(Handler h) {
         return ctx -> {
             requestId(ctx);
@@ -330,6 +333,7 @@ public final class SandjarServer implements AutoCloseable {
                 h.handle(ctx);
             } catch (Exception e) {
                 ErrorResponses.respond(ctx, e);
+                ctx.skipRemainingHandlers();
             }
         };
     }
