@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +77,9 @@ public final class SandjarServer implements AutoCloseable {
     private static final String NOT_FOUND_MODULE =
             ResultJson.apiError("NOT_FOUND", "no module is delivered under that id");
 
+    /** How long {@link #stop} lets run handlers write the results drain left them. */
+    private static final Duration ANSWER_GRACE = Duration.ofSeconds(5);
+
     private final Builder config;
     private final Sandbox sandbox;
     private final boolean ownsSandbox;
@@ -90,6 +94,9 @@ public final class SandjarServer implements AutoCloseable {
     private Javalin app;
     private Thread warmUp;
     private final AtomicBoolean stopped = new AtomicBoolean();
+
+    /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
+    private final AtomicInteger answering = new AtomicInteger();
 
     private SandjarServer(Builder b) {
         this.config = b;
@@ -297,6 +304,17 @@ public final class SandjarServer implements AutoCloseable {
                     cancelled,
                     config.drainGrace);
         }
+        // Every run has its result now, but a handler may not have written it yet; stopping the
+        // app first would cut the connection and the client would never hear how its run ended.
+        long deadline = System.nanoTime() + ANSWER_GRACE.toNanos();
+        while (answering.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         if (app != null) {
             app.stop();
         }
@@ -452,6 +470,15 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private void postRun(Context ctx) throws Exception {
+        answering.incrementAndGet();
+        try {
+            answerRun(ctx);
+        } finally {
+            answering.decrementAndGet();
+        }
+    }
+
+    private void answerRun(Context ctx) throws Exception {
         Tokens.Token token = token(ctx);
         RunBody body = RunBody.parse(body(ctx));
         String accept = ctx.header("Accept");
