@@ -70,7 +70,7 @@ public final class SandjarServer implements AutoCloseable {
     public static final Duration DEFAULT_DRAIN_GRACE = Duration.ofSeconds(30);
     public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(3);
 
-    private static final String REQUEST_ID = "X-Request-Id";
+    static final String REQUEST_ID = "X-Request-Id";
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
     private static final String TOKEN_KEY = "sandjar.token";
     private static final String JSON = "application/json";
@@ -173,6 +173,9 @@ public final class SandjarServer implements AutoCloseable {
                             c.startup.showOldJavalinVersionWarning = false;
                             c.http.compressionStrategy =
                                     io.javalin.compression.CompressionStrategy.NONE;
+                            // Its own Jetty only: an embedding app keeps its error pages.
+                            c.jetty.modifyServer(
+                                    s -> s.setErrorHandler(new JettyErrors(NOT_FOUND_MODULE)));
                             install(c);
                             c.routes.error(
                                     404,
@@ -357,15 +360,16 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private static void requestId(Context ctx) {
-        if (ctx.res().getHeader(REQUEST_ID) != null) {
-            return;
+        if (ctx.res().getHeader(REQUEST_ID) == null) {
+            ctx.header(REQUEST_ID, requestId(ctx.header(REQUEST_ID)));
         }
-        String given = ctx.header(REQUEST_ID);
-        ctx.header(
-                REQUEST_ID,
-                given != null && CLIENT_REQUEST_ID.matcher(given).matches()
-                        ? given
-                        : UUID.randomUUID().toString());
+    }
+
+    /** The client's request id when it is a plain token of up to 64 characters, else a new one. */
+    static String requestId(String given) {
+        return given != null && CLIENT_REQUEST_ID.matcher(given).matches()
+                ? given
+                : UUID.randomUUID().toString();
     }
 
     private void authenticate(Context ctx) {
