@@ -501,8 +501,9 @@ public final class SandjarServer implements AutoCloseable {
                 OutputStream out = ctx.res().getOutputStream();
                 SseEvents.write(out, "run", "{\"id\":\"" + id + "\"}");
                 SseEvents.write(out, "result", result);
+                out.close();
             } else {
-                ok(ctx, result);
+                answer(ctx, result);
             }
             return;
         } catch (InvalidRequestException e) {
@@ -522,7 +523,21 @@ public final class SandjarServer implements AutoCloseable {
         } catch (ExecutionException e) {
             throw unwrap(e);
         }
-        ok(ctx, ResultJson.result(run.id(), r));
+        answer(ctx, ResultJson.result(run.id(), r));
+    }
+
+    /**
+     * Writes a run's JSON answer and completes the response before the handler returns (Javalin
+     * would write a result only after it), so that once no handler is {@link #answering} every
+     * answer has been sent and {@link #stop} may close the connections.
+     */
+    private static void answer(Context ctx, String json) throws IOException {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        ctx.status(200).contentType(JSON);
+        ctx.res().setContentLength(bytes.length);
+        try (OutputStream out = ctx.res().getOutputStream()) {
+            out.write(bytes);
+        }
     }
 
     static Exception unwrap(ExecutionException e) {
