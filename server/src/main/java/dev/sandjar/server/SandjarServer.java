@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,12 +70,15 @@ public final class SandjarServer implements AutoCloseable {
     public static final Duration DEFAULT_DRAIN_GRACE = Duration.ofSeconds(30);
     public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(3);
 
-    private static final String REQUEST_ID = "X-Request-Id";
+    static final String REQUEST_ID = "X-Request-Id";
     private static final Pattern CLIENT_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
     private static final String TOKEN_KEY = "sandjar.token";
     private static final String JSON = "application/json";
     private static final String NOT_FOUND_MODULE =
             ResultJson.apiError("NOT_FOUND", "no module is delivered under that id");
+
+    /** How long {@link #stop} lets run handlers write the results drain left them. */
+    private static final Duration ANSWER_GRACE = Duration.ofSeconds(5);
 
     private final Builder config;
     private final Sandbox sandbox;
@@ -95,9 +99,8 @@ public final class SandjarServer implements AutoCloseable {
     private Thread warmUp;
     private final AtomicBoolean stopped = new AtomicBoolean();
 
-    /** Run requests whose response is still being written: stop waits for them. */
-    private final java.util.concurrent.atomic.AtomicInteger responding =
-            new java.util.concurrent.atomic.AtomicInteger();
+    /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
+    private final AtomicInteger answering = new AtomicInteger();
 
     private SandjarServer(Builder b) {
         this.config = b;
@@ -183,6 +186,9 @@ public final class SandjarServer implements AutoCloseable {
                             c.startup.showOldJavalinVersionWarning = false;
                             c.http.compressionStrategy =
                                     io.javalin.compression.CompressionStrategy.NONE;
+                            // Its own Jetty only: an embedding app keeps its error pages.
+                            c.jetty.modifyServer(
+                                    s -> s.setErrorHandler(new JettyErrors(NOT_FOUND_MODULE)));
                             install(c);
                             c.routes.error(
                                     404,
@@ -314,6 +320,17 @@ public final class SandjarServer implements AutoCloseable {
                     cancelled,
                     config.drainGrace);
         }
+        // Every run has its result now, but a handler may not have written it yet; stopping the
+        // app first would cut the connection and the client would never hear how its run ended.
+        long deadline = System.nanoTime() + ANSWER_GRACE.toNanos();
+        while (answering.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         if (app != null) {
             app.stop();
         }
@@ -339,7 +356,10 @@ public final class SandjarServer implements AutoCloseable {
 
     // ---- routes ----
 
-    /** Every handler's exceptions go through {@link ErrorResponses}, the one mapping. */
+    /**
+     * Every handler's exceptions go through {@link ErrorResponses}, the one mapping. A failed
+     * handler ends the request: a before-handler's 401 must not go on to the route.
+     */
     private Handler guarded(Handler h) {
         return ctx -> {
             requestId(ctx);
@@ -347,20 +367,22 @@ public final class SandjarServer implements AutoCloseable {
                 h.handle(ctx);
             } catch (Exception e) {
                 ErrorResponses.respond(ctx, e);
+                ctx.skipRemainingHandlers();
             }
         };
     }
 
     private static void requestId(Context ctx) {
-        if (ctx.res().getHeader(REQUEST_ID) != null) {
-            return;
+        if (ctx.res().getHeader(REQUEST_ID) == null) {
+            ctx.header(REQUEST_ID, requestId(ctx.header(REQUEST_ID)));
         }
-        String given = ctx.header(REQUEST_ID);
-        ctx.header(
-                REQUEST_ID,
-                given != null && CLIENT_REQUEST_ID.matcher(given).matches()
-                        ? given
-                        : UUID.randomUUID().toString());
+    }
+
+    /** The client's request id when it is a plain token of up to 64 characters, else a new one. */
+    static String requestId(String given) {
+        return given != null && CLIENT_REQUEST_ID.matcher(given).matches()
+                ? given
+                : UUID.randomUUID().toString();
     }
 
     private void authenticate(Context ctx) {
@@ -457,15 +479,15 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private void postRun(Context ctx) throws Exception {
-        responding.incrementAndGet();
+        answering.incrementAndGet();
         try {
-            respondToRun(ctx);
+            answerRun(ctx);
         } finally {
-            responding.decrementAndGet();
+            answering.decrementAndGet();
         }
     }
 
-    private void respondToRun(Context ctx) throws Exception {
+    private void answerRun(Context ctx) throws Exception {
         Tokens.Token token = token(ctx);
         RunBody body = RunBody.parse(body(ctx));
         String accept = ctx.header("Accept");
@@ -484,8 +506,9 @@ public final class SandjarServer implements AutoCloseable {
                 OutputStream out = ctx.res().getOutputStream();
                 SseEvents.write(out, "run", "{\"id\":\"" + id + "\"}");
                 SseEvents.write(out, "result", result);
+                out.close();
             } else {
-                ok(ctx, result);
+                answer(ctx, result);
             }
             return;
         } catch (InvalidRequestException e) {
@@ -505,7 +528,21 @@ public final class SandjarServer implements AutoCloseable {
         } catch (ExecutionException e) {
             throw unwrap(e);
         }
-        ok(ctx, ResultJson.result(run.id(), r));
+        answer(ctx, ResultJson.result(run.id(), r));
+    }
+
+    /**
+     * Writes a run's JSON answer and completes the response before the handler returns (Javalin
+     * would write a result only after it), so that once no handler is {@link #answering} every
+     * answer has been sent and {@link #stop} may close the connections.
+     */
+    private static void answer(Context ctx, String json) throws IOException {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        ctx.status(200).contentType(JSON);
+        ctx.res().setContentLength(bytes.length);
+        try (OutputStream out = ctx.res().getOutputStream()) {
+            out.write(bytes);
+        }
     }
 
     static Exception unwrap(ExecutionException e) {

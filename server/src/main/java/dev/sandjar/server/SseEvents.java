@@ -110,9 +110,11 @@ final class SseEvents implements RunService.Listener {
                                         ApiException.Code.INTERNAL,
                                         "the run could not be served: " + cause.getMessage());
                 write(out, "error", ResultJson.apiError(api.code.name(), api.getMessage()));
+                out.close();
                 return;
             }
             write(out, "result", ResultJson.result(run.id(), r));
+            out.close(); // the response is complete once the handler returns: stop() counts on it
         } catch (IOException gone) {
             run.run().cancel();
         } catch (InterruptedException stopping) {
