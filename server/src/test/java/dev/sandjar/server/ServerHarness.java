@@ -56,6 +56,11 @@ final class ServerHarness implements AutoCloseable {
         return new ServerHarness(b.port(0).warmUp(Duration.ZERO).build().start());
     }
 
+    /** As {@link #start}, keeping the builder's warm-up. */
+    static ServerHarness startWarming(SandjarServer.Builder b) {
+        return new ServerHarness(b.port(0).build().start());
+    }
+
     /** A policy with the default capabilities, no secrets, every pack and generous bounds. */
     static Policy policy() {
         return new Policy(
