@@ -18,7 +18,7 @@ final class ErrorResponses {
     private ErrorResponses() {}
 
     static void respond(Context ctx, Exception e) {
-        ApiException api = asApi(ctx, e);
+        ApiException api = asApi(e, requestId(ctx));
         ctx.skipRemainingHandlers(); // a refused before-handler must not reach the route
         if (ctx.res().isCommitted()) {
             LOG.warn(
@@ -31,7 +31,8 @@ final class ErrorResponses {
                 .result(ResultJson.apiError(api.code.name(), api.getMessage()));
     }
 
-    private static ApiException asApi(Context ctx, Exception e) {
+    /** The response {@code e} calls for; a stream that has begun writes it as an event. */
+    static ApiException asApi(Exception e, String requestId) {
         if (e instanceof ApiException api) {
             return api;
         }
@@ -44,13 +45,13 @@ final class ErrorResponses {
         if (e instanceof HttpResponseException h && h.getStatus() == 413) {
             return new ApiException(ApiException.Code.PAYLOAD_TOO_LARGE, "the body is too large");
         }
-        LOG.error("request={} failed", requestId(ctx), e);
+        LOG.error("request={} failed", requestId, e);
         return new ApiException(
                 ApiException.Code.INTERNAL,
-                "the server failed; the log has the details under request id " + requestId(ctx));
+                "the server failed; the log has the details under request id " + requestId);
     }
 
     private static String requestId(Context ctx) {
-        return ctx.res().getHeader("X-Request-Id");
+        return ctx.res().getHeader(SandjarServer.REQUEST_ID);
     }
 }

@@ -186,16 +186,4 @@ public record Policy(
         out.sort(null);
         return out;
     }
-
-    /** The policy's JSON form, as {@link #fromJson} reads it. */
-    Map<String, Object> toMap() {
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
-        m.put("capabilities", sorted(capabilities));
-        m.put("secrets", sorted(secrets));
-        m.put("maxTimeoutMs", maxTimeoutMs);
-        m.put("maxMemoryMb", maxMemoryMb);
-        packs.ifPresent(p -> m.put("packs", sorted(p)));
-        m.put("maxConcurrentRuns", maxConcurrentRuns);
-        return m;
-    }
 }

@@ -89,10 +89,6 @@ final class RunService {
         this.admission = new Semaphore(slots);
     }
 
-    int slots() {
-        return slots;
-    }
-
     int inFlight() {
         return slots - admission.availablePermits();
     }
@@ -107,16 +103,12 @@ final class RunService {
      */
     RunRequest.Builder prepare(RunBody body, Tokens.Token token, Listener listener) {
         Policy policy = token.policy();
-        RunRequest.Builder request;
-        try {
-            request = RunRequest.builder(body.code).filename(body.filename);
-            if (body.inputsJson != null) {
-                request.jsonInput("inputs", body.inputsJson);
-            }
-            body.globalsJson.forEach(request::jsonGlobal);
-        } catch (InvalidRequestException e) {
-            throw ApiException.badRequest(e.getMessage());
+        // A bad filename, global name or JSON value throws InvalidRequestException: a 400.
+        RunRequest.Builder request = RunRequest.builder(body.code).filename(body.filename);
+        if (body.inputsJson != null) {
+            request.jsonInput("inputs", body.inputsJson);
         }
+        body.globalsJson.forEach(request::jsonGlobal);
         request.limits(limits(body.limits, policy));
         request.bridges(capabilities(body, token, listener));
         request.onLog(listener::log);
@@ -289,11 +281,7 @@ final class RunService {
                     WorkspaceBridge.create(
                             dir, WorkspaceLimits.defaults(), FilesystemAccess.CONTAINED));
         }
-        try {
-            return caps.build();
-        } catch (InvalidRequestException e) {
-            throw ApiException.badRequest(e.getMessage());
-        }
+        return caps.build();
     }
 
     private static void require(Policy policy, String capability) {

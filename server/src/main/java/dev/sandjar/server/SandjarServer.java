@@ -4,7 +4,6 @@ import dev.sandjar.bridges.fetch.Fetch;
 import dev.sandjar.bridges.fetch.FetchConfig;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.host.EngineException;
-import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
@@ -18,7 +17,6 @@ import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -46,13 +44,13 @@ import org.slf4j.LoggerFactory;
  * OpenAPI document (docs/server.md has every route, policy field and error code).
  *
  * <pre>{@code
- * try (SandjarServer server = SandjarServer.builder()
- *         .tokens(Tokens.load(Path.of("tokens.json"), SandjarServer.basePolicy(...)))
+ * SandjarServer server = SandjarServer.builder()
+ *         .tokensFile(Path.of("tokens.json"))
  *         .port(8470)
  *         .build()
- *         .start()) {
- *     server.awaitStop();
- * }
+ *         .start();
+ * // ... on shutdown:
+ * server.stop(); // drains runs in flight first
  * }</pre>
  *
  * <p>Standalone ({@link #start()}) it owns a Javalin app; embedded ({@link #install}) it adds its
@@ -96,7 +94,7 @@ public final class SandjarServer implements AutoCloseable {
 
     private volatile boolean ready;
     private Javalin app;
-    private Thread warmUp;
+    private boolean warmUpStarted;
     private final AtomicBoolean stopped = new AtomicBoolean();
 
     /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
@@ -107,7 +105,7 @@ public final class SandjarServer implements AutoCloseable {
         this.ownsSandbox = b.sandbox == null;
         this.sandbox = ownsSandbox ? Sandbox.builder().poolSize(b.pool).build() : b.sandbox;
         int slots = sandbox.poolSize() + b.queue;
-        this.basePolicy = basePolicy(sandbox, b.secrets, slots);
+        this.basePolicy = basePolicy(sandbox, slots);
         try {
             this.catalog = b.catalog != null ? b.catalog : catalog(sandbox, b.packs);
             this.publicFetch = Fetch.create(FetchConfig.defaults());
@@ -152,18 +150,12 @@ public final class SandjarServer implements AutoCloseable {
      * The policy a token's policy falls back on and may not exceed: the default capabilities, no
      * secrets, the sandbox's ceilings, every pack and every admission slot.
      */
-    static Policy basePolicy(Sandbox sandbox, SecretStore secrets, int slots) {
-        Policy all =
-                Policy.unrestricted(
-                        secrets == null ? Set.of() : secrets.names(),
-                        sandbox.ceilings().timeout().toMillis(),
-                        sandbox.ceilings().heapBytes() >> 20,
-                        slots);
+    static Policy basePolicy(Sandbox sandbox, int slots) {
         return new Policy(
                 Set.copyOf(dev.sandjar.bridges.Capabilities.DEFAULTS),
                 Set.of(),
-                all.maxTimeoutMs(),
-                all.maxMemoryMb(),
+                sandbox.ceilings().timeout().toMillis(),
+                sandbox.ceilings().heapBytes() >> 20,
                 Optional.empty(),
                 slots);
     }
@@ -248,15 +240,15 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private synchronized void startWarmUp() {
-        if (warmUp != null) {
+        if (warmUpStarted) {
             return;
         }
+        warmUpStarted = true;
         if (config.warmUp.isZero()) {
             ready = true;
-            warmUp = new Thread(() -> {});
             return;
         }
-        warmUp =
+        Thread warmUp =
                 new Thread(
                         () -> {
                             try {
@@ -367,7 +359,6 @@ public final class SandjarServer implements AutoCloseable {
                 h.handle(ctx);
             } catch (Exception e) {
                 ErrorResponses.respond(ctx, e);
-                ctx.skipRemainingHandlers();
             }
         };
     }
@@ -462,20 +453,16 @@ public final class SandjarServer implements AutoCloseable {
                     ApiException.Code.UNSUPPORTED_MEDIA_TYPE,
                     "the body must be application/json, got " + type);
         }
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] chunk = new byte[8192];
+        byte[] body;
         try (InputStream in = ctx.req().getInputStream()) {
-            int n;
-            while ((n = in.read(chunk)) != -1) {
-                if (out.size() + (long) n > max) {
-                    throw new ApiException(
-                            ApiException.Code.PAYLOAD_TOO_LARGE,
-                            "the body is over the limit of " + max + " bytes");
-                }
-                out.write(chunk, 0, n);
-            }
+            body = in.readNBytes(Math.toIntExact(max + 1)); // one more tells a body over it
         }
-        return out.toByteArray();
+        if (body.length > max) {
+            throw new ApiException(
+                    ApiException.Code.PAYLOAD_TOO_LARGE,
+                    "the body is over the limit of " + max + " bytes");
+        }
+        return body;
     }
 
     private void postRun(Context ctx) throws Exception {
@@ -502,17 +489,11 @@ public final class SandjarServer implements AutoCloseable {
             String id = UUID.randomUUID().toString();
             String result = ResultJson.refusedImport(id, e.getMessage());
             if (sse) {
-                SseEvents.open(ctx);
-                OutputStream out = ctx.res().getOutputStream();
-                SseEvents.write(out, "run", "{\"id\":\"" + id + "\"}");
-                SseEvents.write(out, "result", result);
-                out.close();
+                SseEvents.answerAtOnce(ctx, id, result);
             } else {
                 answer(ctx, result);
             }
             return;
-        } catch (InvalidRequestException e) {
-            throw ApiException.badRequest(e.getMessage());
         }
         if (sse) {
             events.stream(ctx, run);
@@ -545,11 +526,9 @@ public final class SandjarServer implements AutoCloseable {
         }
     }
 
+    /** What a run's result failed with, for {@link ErrorResponses}. */
     static Exception unwrap(ExecutionException e) {
         Throwable c = e.getCause();
-        if (c instanceof InvalidRequestException bad) {
-            return ApiException.badRequest(bad.getMessage());
-        }
         return c instanceof Exception x ? x : new EngineException(String.valueOf(c), c);
     }
 

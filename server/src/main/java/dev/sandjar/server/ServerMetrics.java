@@ -3,7 +3,6 @@ package dev.sandjar.server;
 import dev.sandjar.host.RunResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -67,10 +66,6 @@ final class ServerMetrics {
         Gauge.builder("sandjar.pool.idle", () -> Math.max(0, poolSize - admitted.getAsInt()))
                 .description("Engines without a run")
                 .register(registry);
-    }
-
-    MeterRegistry registry() {
-        return registry;
     }
 
     void finished(RunResult r) {

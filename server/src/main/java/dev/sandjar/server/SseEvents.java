@@ -72,6 +72,15 @@ final class SseEvents implements RunService.Listener {
         out.flush();
     }
 
+    /** A stream for a run that ended before it started: its id, then its result at once. */
+    static void answerAtOnce(Context ctx, String id, String result) throws IOException {
+        open(ctx);
+        try (OutputStream out = ctx.res().getOutputStream()) {
+            write(out, "run", "{\"id\":\"" + id + "\"}");
+            write(out, "result", result);
+        }
+    }
+
     /** Streams the run until its result; a failed write cancels it. */
     void stream(Context ctx, RunService.Active run) throws IOException, InterruptedException {
         // Wakes the writer the moment the result is there, not at the next heartbeat.
@@ -102,13 +111,10 @@ final class SseEvents implements RunService.Listener {
             try {
                 r = run.result().get();
             } catch (ExecutionException failed) {
-                Exception cause = SandjarServer.unwrap(failed);
                 ApiException api =
-                        cause instanceof ApiException a
-                                ? a
-                                : new ApiException(
-                                        ApiException.Code.INTERNAL,
-                                        "the run could not be served: " + cause.getMessage());
+                        ErrorResponses.asApi(
+                                SandjarServer.unwrap(failed),
+                                ctx.res().getHeader(SandjarServer.REQUEST_ID));
                 write(out, "error", ResultJson.apiError(api.code.name(), api.getMessage()));
                 out.close();
                 return;

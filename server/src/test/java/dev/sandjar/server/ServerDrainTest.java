@@ -34,13 +34,7 @@ class ServerDrainTest {
                         SandjarServer.builder()
                                 .pool(1)
                                 .drainGrace(grace)
-                                .tokens(
-                                        Tokens.of(
-                                                List.of(
-                                                        Tokens.token(
-                                                                "ci",
-                                                                CI,
-                                                                ServerHarness.policy())))));
+                                .tokens(ServerHarness.ci(CI)));
         return h;
     }
 

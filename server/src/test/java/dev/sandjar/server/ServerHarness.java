@@ -61,6 +61,11 @@ final class ServerHarness implements AutoCloseable {
         return new ServerHarness(b.port(0).build().start());
     }
 
+    /** One token, named {@code ci}, under {@link #policy()}. */
+    static Tokens ci(String token) {
+        return Tokens.of(java.util.List.of(Tokens.token("ci", token, policy())));
+    }
+
     /** A policy with the default capabilities, no secrets, every pack and generous bounds. */
     static Policy policy() {
         return new Policy(

@@ -32,16 +32,7 @@ class ServerLimitsTest {
     static void start() {
         h =
                 ServerHarness.start(
-                        SandjarServer.builder()
-                                .pool(1)
-                                .queue(0)
-                                .tokens(
-                                        Tokens.of(
-                                                List.of(
-                                                        Tokens.token(
-                                                                "ci",
-                                                                CI,
-                                                                ServerHarness.policy())))));
+                        SandjarServer.builder().pool(1).queue(0).tokens(ServerHarness.ci(CI)));
     }
 
     @AfterAll
