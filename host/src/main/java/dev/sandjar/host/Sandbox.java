@@ -141,23 +141,20 @@ public final class Sandbox implements AutoCloseable {
             try {
                 return run.result().join();
             } catch (CompletionException ce) {
-                throw unwrap(ce.getCause());
+                throw asSandjar(ce.getCause());
             } finally {
                 Thread.currentThread().interrupt();
             }
         } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
+            throw asSandjar(e.getCause());
         }
     }
 
-    private static RuntimeException unwrap(Throwable t) {
-        return t instanceof SandjarException se ? se : engineFailure(t);
-    }
-
-    private static Throwable asSandjar(Throwable t) {
+    /** What a caller sees of a failure: a Sandjar exception as it is, anything else as ours. */
+    private static SandjarException asSandjar(Throwable t) {
         Throwable cause =
                 t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        return cause instanceof SandjarException ? cause : engineFailure(cause);
+        return cause instanceof SandjarException se ? se : engineFailure(cause);
     }
 
     /** The engine's own failure, as the caller sees it; its cause keeps the engine's words. */

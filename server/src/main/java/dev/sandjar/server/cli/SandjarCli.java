@@ -169,7 +169,7 @@ public final class SandjarCli {
                 }
                 request.modules(modules.moduleResolution());
             }
-            options.globals.forEach(request::jsonGlobal); // checked while parsing
+            request.globals(options.globals);
             request.filename(options.file.getFileName().toString())
                     .limits(options.limits())
                     .bridges(caps.build())
@@ -305,7 +305,7 @@ public final class SandjarCli {
         Long timeoutMs; // null: the sandbox's default
         Long memoryMb;
         boolean stats;
-        final Map<String, String> globals = new LinkedHashMap<>(); // name to JSON text
+        final Map<String, Object> globals = new LinkedHashMap<>();
         final List<PackPath> packs = new ArrayList<>();
         boolean fetch;
         boolean allowPrivateNetwork;
@@ -395,13 +395,17 @@ public final class SandjarCli {
             }
             String name = spec.substring(0, eq);
             String json = spec.substring(eq + 1);
+            Object value; // read once, here, so bad JSON is a usage error found while parsing
             try {
-                RunRequest.builder("").jsonGlobal(name, json); // a usage error, found while parsing
+                value = RunRequest.builder("").jsonGlobal(name, json).build().globals().get(name);
             } catch (InvalidRequestException e) {
-                String why = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
-                throw new IllegalArgumentException("--global " + name + ": not valid JSON: " + why);
+                if (e.getCause() == null) {
+                    throw new IllegalArgumentException(e.getMessage()); // the name, not the JSON
+                }
+                throw new IllegalArgumentException(
+                        "--global " + name + ": not valid JSON: " + e.getCause().getMessage());
             }
-            globals.put(name, json);
+            globals.put(name, value);
         }
 
         /** Only what the flags set: the rest falls back to the sandbox's defaults. */
