@@ -25,9 +25,15 @@ import java.util.Map;
  * times is parsed once. Thread-safe: parses are serialized on the analysis engine's thread.
  */
 final class CodeAnalyzer implements AutoCloseable {
-    /** What the entry-module builder needs from a parse. */
+    /**
+     * What the entry-module builder needs from a parse.
+     *
+     * @param script whether the code is a valid body of the script wrapper (then it has no import
+     *     or export declaration and runs as a script)
+     */
     record Parsed(
             RunError syntaxError,
+            boolean script,
             List<Hoisted> imports,
             String hoisted,
             boolean hasExports,
@@ -134,7 +140,19 @@ final class CodeAnalyzer implements AutoCloseable {
         deadline = System.nanoTime() + TIME_LIMIT_NANOS;
         String json;
         try (JsValue source = context.newString(code);
-                JsResult r = context.call(analyze, context.undefined(), source)) {
+                JsValue scriptOpen = context.newString(EntryModule.SCRIPT_OPEN);
+                JsValue scriptClose = context.newString(EntryModule.SCRIPT_CLOSE);
+                JsValue moduleOpen = context.newString(EntryModule.OPEN);
+                JsValue moduleClose = context.newString(EntryModule.CLOSE);
+                JsResult r =
+                        context.call(
+                                analyze,
+                                context.undefined(),
+                                source,
+                                scriptOpen,
+                                scriptClose,
+                                moduleOpen,
+                                moduleClose)) {
             if (!r.isOk()) {
                 JsError err = r.error();
                 discard(); // an interrupted or exhausted parse leaves nothing worth keeping
@@ -161,6 +179,7 @@ final class CodeAnalyzer implements AutoCloseable {
     private static Parsed failed(String message, int line, int column) {
         return new Parsed(
                 new RunError(RunError.Kind.SYNTAX, "SyntaxError", message, "", line, column),
+                false,
                 List.of(),
                 "",
                 false,
@@ -188,6 +207,7 @@ final class CodeAnalyzer implements AutoCloseable {
         }
         return new Parsed(
                 null,
+                n.get("script").asBoolean(),
                 imports,
                 n.get("hoisted").asText(),
                 n.get("hasExports").asBoolean(),

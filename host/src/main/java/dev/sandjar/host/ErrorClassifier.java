@@ -79,7 +79,40 @@ final class ErrorClassifier {
         if (compiling && e.name().equals("SyntaxError")) {
             return withPosition(RunError.Kind.SYNTAX, e.name(), e.message(), e.stack());
         }
+        RunError notAnError = notAnError(e);
+        if (notAnError != null) {
+            return notAnError;
+        }
         return withPosition(RunError.Kind.EXCEPTION, e.name(), e.message(), e.stack());
+    }
+
+    /**
+     * A thrown value that is not an object said plainly: the name is its type ({@code string},
+     * {@code number}, {@code null}, ...) and the message says so and quotes it. An object the
+     * engine could not name (no {@code name}, no {@code message}, no class the prelude found) is
+     * {@code object}. Values that carry no stack are all the engine gives as such.
+     */
+    private RunError notAnError(JsError e) {
+        if (!e.stack().isEmpty()) {
+            return null;
+        }
+        String message =
+                switch (e.name()) {
+                    case "string", "number", "bigint", "boolean", "symbol" ->
+                            "a " + e.name() + " was thrown, not an Error: " + e.message();
+                    case "undefined" -> "undefined was thrown, not an Error";
+                    case "function" -> "a function was thrown, not an Error";
+                    case "object" ->
+                            e.message().equals("null")
+                                    ? "null was thrown, not an Error"
+                                    : "an object that is not an Error was thrown: " + e.message();
+                    default -> null;
+                };
+        if (message == null) {
+            return null;
+        }
+        String name = e.name().equals("object") && e.message().equals("null") ? "null" : e.name();
+        return new RunError(RunError.Kind.EXCEPTION, name, message, "", 0, 0);
     }
 
     /**

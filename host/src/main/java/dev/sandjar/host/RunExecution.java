@@ -309,7 +309,7 @@ final class RunExecution {
             }
         }
         ValueTransfer.Encoded out;
-        try (JsValue settled = loop.settle(ctx, template.runtime, evaluated, dispatcher);
+        try (JsValue settled = settle(evaluated);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
             backFromGuest();
             out = values.encode(v, "result", request.truncateOutput());
@@ -324,6 +324,19 @@ final class RunExecution {
                 synced,
                 limits,
                 runStats());
+    }
+
+    /** Drives the entry; a thrown object that is not an Error is named by its class. */
+    private JsValue settle(JsValue entry) {
+        try {
+            return loop.settle(template.context, template.runtime, entry, dispatcher);
+        } catch (GuestFailure f) {
+            JsError named =
+                    f.error.kind() == RunError.Kind.EXCEPTION
+                            ? ThrownValues.named(template, entry)
+                            : null;
+            throw named == null ? f : new GuestFailure(classify(named, false));
+        }
     }
 
     // ---------------------------------------------------------------------------------------

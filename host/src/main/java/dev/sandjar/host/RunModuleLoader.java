@@ -22,6 +22,7 @@ final class RunModuleLoader implements ModuleLoader {
     private final Map<String, String> moduleSources = new HashMap<>();
     private JsContext ctx;
     private JsValue makeHost;
+    private JsValue trust;
     private ValueTransfer values;
     private boolean linking;
 
@@ -38,6 +39,7 @@ final class RunModuleLoader implements ModuleLoader {
     void attach(Template template, ValueTransfer values) {
         this.ctx = template.context;
         this.makeHost = template.makeHost;
+        this.trust = template.trust;
         this.values = values;
     }
 
@@ -77,7 +79,14 @@ final class RunModuleLoader implements ModuleLoader {
             throw new ModuleRefusedException(
                     "module " + m.name() + " resolved to two different modules in one run");
         }
-        moduleSources.put(m.name(), m.source());
+        if (moduleSources.put(m.name(), m.source()) == null && !m.bridges().isEmpty()) {
+            // A module given bridges is the sandbox's own (a generated facade): its frames and
+            // source are hidden from the user's code like the prelude's (docs/sandbox.md).
+            try (JsValue name = ctx.newString(m.name());
+                    JsValue source = ctx.newString(m.source())) {
+                values.checkedCall(trust, name, source).close();
+            }
+        }
         return m.name();
     }
 

@@ -100,9 +100,10 @@ public final class Sandbox implements AutoCloseable {
     }
 
     /**
-     * The JVM flags guest code needs to be JIT-compiled (docs/jvm-flags.md): without them the
-     * engine's interpreter loop stays interpreted and guest code runs several times slower. Start
-     * the JVM that runs sandboxes with all of them.
+     * The JVM flags guest code needs (docs/jvm-flags.md): without the first three the engine's
+     * interpreter loop stays interpreted and guest code runs several times slower; without {@code
+     * -XX:-SplitIfBlocks} C2 on JDK 17 can miscompile guest code so that it computes wrong values.
+     * Start the JVM that runs sandboxes with all of them.
      */
     public static List<String> jvmFlags() {
         return JitFlags.REQUIRED;

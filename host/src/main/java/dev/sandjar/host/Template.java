@@ -36,6 +36,8 @@ final class Template {
     final JsValue defineGlobals;
     final JsValue defineGlobalValues;
     final JsValue protoCheck;
+    final JsValue trust;
+    final JsValue thrownClass;
     final Route route;
     EngineSnapshot snapshot;
 
@@ -57,6 +59,8 @@ final class Template {
         this.defineGlobals = fns[4];
         this.defineGlobalValues = fns[5];
         this.protoCheck = fns[6];
+        this.trust = fns[7];
+        this.thrownClass = fns[8];
     }
 
     /** Names and guest sources, in order: two runs share a template when these are equal. */
@@ -93,6 +97,12 @@ final class Template {
         JsValue install = trusted(run, ctx.evalScript(PRELUDE, "sandjar:prelude.js"));
         JsValue factories = ctx.newArray();
         JsValue names = ctx.newArray();
+        JsValue sources = ctx.newArray();
+        try (JsValue codecText = ctx.newString(Transport.guestSource());
+                JsValue preludeText = ctx.newString(PRELUDE)) {
+            ctx.setProperty(sources, "0", codecText);
+            ctx.setProperty(sources, "1", preludeText);
+        }
         for (int i = 0; i < bridges.size(); i++) {
             Bridge b = bridges.get(i);
             JsResult f =
@@ -106,17 +116,26 @@ final class Template {
                         "bridge " + b.name() + ": its guest source failed to load: " + err);
             }
             try (JsValue fn = f.orThrow();
-                    JsValue name = ctx.newString(b.name())) {
+                    JsValue name = ctx.newString(b.name());
+                    JsValue text = ctx.newString(b.guestSource())) {
                 ctx.setProperty(factories, String.valueOf(i), fn);
                 ctx.setProperty(names, String.valueOf(i), name);
+                ctx.setProperty(sources, String.valueOf(i + 2), text);
             }
         }
         learnAtoms(ctx, codec);
-        JsValue[] fns = new JsValue[7];
+        JsValue[] fns = new JsValue[9];
         try (JsValue dispatch =
                         ctx.newFunction("dispatch", (c, s, a) -> route.current.dispatch(c, s, a));
                 JsResult installed =
-                        ctx.call(install, ctx.undefined(), dispatch, codec, factories, names)) {
+                        ctx.call(
+                                install,
+                                ctx.undefined(),
+                                dispatch,
+                                codec,
+                                factories,
+                                names,
+                                sources)) {
             if (!installed.isOk()) {
                 JsError err = installed.error();
                 if (err.name().equals("SandjarReservedGlobal")) {
@@ -132,8 +151,10 @@ final class Template {
             fns[4] = api.get("defineGlobals");
             fns[5] = api.get("defineGlobalValues");
             fns[6] = codec.get("protoCheck");
+            fns[7] = api.get("trust");
+            fns[8] = api.get("thrownClass");
         }
-        for (JsValue v : new JsValue[] {codec, install, factories, names}) {
+        for (JsValue v : new JsValue[] {codec, install, factories, names, sources}) {
             v.close();
         }
         return new Template(List.copyOf(key), route, rt, ctx, fns);

@@ -5,10 +5,20 @@
 (() => {
   "use strict";
   const G = globalThis;
-  const { defineProperty, getPrototypeOf, keys, freeze } = Object;
+  const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, keys, freeze } =
+    Object;
   const hasOwn = Object.prototype.hasOwnProperty;
   const call = Function.prototype.call.bind(Function.prototype.call);
+  const apply = Reflect.apply;
   const stringSlice = String.prototype.slice;
+  const stringIndexOf = String.prototype.indexOf;
+  const stringStartsWith = String.prototype.startsWith;
+  const functionToString = Function.prototype.toString;
+  const ErrorCtor = Error;
+  const isError = typeof Error.isError === "function" ? Error.isError : (v) => v instanceof ErrorCtor;
+  const WeakMapCtor = WeakMap;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
 
   const define = (name, value) =>
     defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
@@ -17,19 +27,31 @@
   // function's .constructor (plain, async, generator, async generator) throws. The blocked
   // constructors keep the original prototypes, so `f instanceof Function` still holds.
   function harden() {
+    // Only calling them differs: each keeps the original's name, length and prototype, and the
+    // constructors' own prototype chain (AsyncFunction's [[Prototype]] is Function) points at the
+    // blocked Function, never at the original.
     const samples = [function () {}, async function () {}, function* () {}, async function* () {}];
-    for (const sample of samples) {
-      const proto = getPrototypeOf(sample);
+    const replaced = [];
+    for (let i = 0; i < samples.length; i++) {
+      const proto = getPrototypeOf(samples[i]);
       const original = proto.constructor;
       const name = original.name;
       const blocked = function () {
         throw new EvalError(`${name} is disabled in the sandbox: code cannot be created from strings`);
       };
       defineProperty(blocked, "name", { value: name });
+      defineProperty(blocked, "length", { value: original.length });
       defineProperty(blocked, "prototype", { value: proto, writable: false, configurable: false });
       defineProperty(proto, "constructor", { value: blocked, writable: false, configurable: false });
+      replaced[replaced.length] = [original, blocked];
       if (G.Function === original) {
         defineProperty(G, "Function", { value: blocked, writable: false, configurable: false });
+      }
+    }
+    for (let i = 0; i < replaced.length; i++) {
+      const parent = getPrototypeOf(replaced[i][0]);
+      for (let j = 0; j < replaced.length; j++) {
+        if (replaced[j][0] === parent) setPrototypeOf(replaced[i][1], replaced[j][1]);
       }
     }
     delete G.eval;
@@ -41,12 +63,138 @@
     }
   }
 
+  // The sandbox's own guest code (this prelude, the codec, the bridges' scripts, generated facades)
+  // stays out of the guest's reach through two doors that would otherwise show it:
+  // - Function.prototype.toString answers "[native code]" for a function whose source text is part
+  //   of that code (by text: a user function written identically reads as native too);
+  // - stack traces. The engine's hook (Error.prepareStackTrace, V8's API) is always this prelude's
+  //   `prepare`: it drops the frames of the sandbox's files, and the native frames they called
+  //   (the host's dispatcher among them), before the user's hook sees the call sites or the
+  //   default text is written. The user's hook is kept behind an accessor, so
+  //   `Error.prepareStackTrace` reads back what the user set, and is called with `this` Error.
+  //   Hidden frames still count toward Error.stackTraceLimit.
+  const trustedFiles = { __proto__: null };
+  let internalText = "";
+  const verdicts = new WeakMapCtor();
+
+  function isInternalFile(file) {
+    return typeof file === "string"
+      && (call(stringStartsWith, file, "sandjar:") || trustedFiles[file] === true);
+  }
+
+  function trust(file, source) {
+    trustedFiles[file] = true;
+    internalText += "\u0000" + source;
+  }
+
+  function maskToString() {
+    const masked = {
+      toString() {
+        const text = call(functionToString, this);
+        let internal = call(weakGet, verdicts, this);
+        if (internal === undefined) {
+          internal = text !== "" && call(stringIndexOf, internalText, text) >= 0;
+          call(weakSet, verdicts, this, internal);
+        }
+        if (!internal) return text;
+        const d = getOwnPropertyDescriptor(this, "name");
+        const name = d !== undefined && typeof d.value === "string" ? d.value : "";
+        return "function " + name + "() {\n    [native code]\n}";
+      },
+    }.toString;
+    defineProperty(Function.prototype, "toString",
+                   { value: masked, writable: true, enumerable: false, configurable: true });
+  }
+
+  const append = (array, value) =>
+    defineProperty(array, array.length, { value, writable: true, enumerable: true, configurable: true });
+
+  function hideInternalFrames() {
+    const engineHook = getOwnPropertyDescriptor(ErrorCtor, "prepareStackTrace");
+    // The call sites' methods, taken before any user code can replace them.
+    call(engineHook.set, ErrorCtor, (e, sites) => sites);
+    const probe = new ErrorCtor().stack;
+    call(engineHook.set, ErrorCtor, undefined);
+    const site = getPrototypeOf(probe[0]);
+    const { isNative, getFileName, getFunction, getFunctionName, getLineNumber, getColumnNumber } = site;
+
+    let userHook;
+    const shownSites = (sites) => {
+      let hidden = null;
+      let callerHidden = false;
+      for (let i = sites.length - 1; i >= 0; i--) {
+        if (!call(isNative, sites[i])) callerHidden = isInternalFile(call(getFileName, sites[i]));
+        if (callerHidden) { // a native frame is hidden when its caller is
+          if (hidden === null) hidden = { __proto__: null };
+          hidden[i] = true;
+        }
+      }
+      if (hidden === null) return sites; // the common case: nothing of the sandbox's on the stack
+      const shown = [];
+      for (let i = 0; i < sites.length; i++) {
+        if (!hidden[i]) append(shown, sites[i]);
+      }
+      return shown;
+    };
+    // QuickJS's own text for a stack, written from the call sites.
+    const format = (sites) => {
+      let text = "";
+      for (let i = 0; i < sites.length; i++) {
+        const s = sites[i];
+        const file = call(getFileName, s);
+        const line = call(getLineNumber, s);
+        const at = line === -1 ? "" : ":" + line + ":" + call(getColumnNumber, s);
+        if (call(getFunction, s) === null) {
+          text += "    at " + file + at + "\n"; // where a syntax error was found
+          continue;
+        }
+        const name = call(getFunctionName, s);
+        text += "    at " + (name ? name : "<anonymous>")
+          + (call(isNative, s) ? " (native)" : " (" + (file === null ? "<null>" : file) + at + ")")
+          + "\n";
+      }
+      return text;
+    };
+    function prepare(error, sites) {
+      const shown = shownSites(sites);
+      return typeof userHook === "function" ? apply(userHook, ErrorCtor, [error, shown]) : format(shown);
+    }
+    call(engineHook.set, ErrorCtor, prepare);
+    const accessors = {
+      get prepareStackTrace() { return userHook; },
+      set prepareStackTrace(hook) { userHook = hook; },
+    };
+    const d = getOwnPropertyDescriptor(accessors, "prepareStackTrace");
+    defineProperty(ErrorCtor, "prepareStackTrace",
+                   { get: d.get, set: d.set, enumerable: false, configurable: true });
+  }
+
+  // The class a thrown value that is not an Error was made by, for the run's error name, or
+  // undefined (not an object, an Error, or it names itself). May run the guest's getters and proxy
+  // traps, under the run's budget; whatever they throw leaves the value unnamed.
+  function thrownClass(value) {
+    if (value === null || typeof value !== "object" || isError(value)) return undefined;
+    try {
+      const own = value.name;
+      if (typeof own === "string" && own !== "") return undefined;
+      const proto = getPrototypeOf(value);
+      const ctor = proto === null ? undefined : getOwnPropertyDescriptor(proto, "constructor");
+      const fn = ctor === undefined ? undefined : ctor.value;
+      const name = typeof fn === "function" ? getOwnPropertyDescriptor(fn, "name") : undefined;
+      return name !== undefined && typeof name.value === "string" && name.value !== "" ? name.value : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   class ReservedGlobal extends Error {}
   ReservedGlobal.prototype.name = "SandjarReservedGlobal";
 
   // Runs once per prepared template (host/Template.java): the result is snapshotted, and every
   // run starts from it. defineGlobals() is the per-run part.
-  return function install(dispatch, codec, factories, names) {
+  // `sources` holds the texts of the sandbox's own guest code, for the toString mask.
+  return function install(dispatch, codec, factories, names, sources) {
+    for (let i = 0; i < sources.length; i++) internalText += "\u0000" + sources[i];
     const { encode, decode } = codec;
     const owners = {};
     const makeHost = (i, name) => freeze({
@@ -74,6 +222,8 @@
       }
     }
     harden();
+    maskToString();
+    hideInternalFrames();
     function defineGlobals(globalsJson, globalsSidecar) {
       defineGlobalValues(decode(globalsJson, globalsSidecar));
     }
@@ -87,6 +237,7 @@
         define(key, values[key]);
       }
     }
-    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost, defineGlobals, defineGlobalValues });
+    return freeze({ prefix: (s, n) => call(stringSlice, s, 0, n), makeHost, defineGlobals, defineGlobalValues,
+                    trust, thrownClass });
   };
 })()

@@ -144,7 +144,29 @@ class ErrorClassifierTest {
         assertTrue(exhausted.message().contains("heapBytes, is " + HEAP), exhausted.message());
         RunError thrown = WRAPPED.classify(bare, false, null, false);
         assertEquals(RunError.Kind.EXCEPTION, thrown.kind(), "the guest threw null itself");
-        assertEquals("object", thrown.name());
+        assertEquals("null", thrown.name());
+        assertEquals("null was thrown, not an Error", thrown.message());
+    }
+
+    @Test
+    void aThrownPrimitiveIsSaidPlainlyAndAnErrorIsLeftAlone() {
+        RunError s = classify(WRAPPED, new JsError("string", "boom", ""));
+        assertEquals("string", s.name());
+        assertEquals("a string was thrown, not an Error: boom", s.message());
+        assertEquals(
+                "undefined was thrown, not an Error",
+                classify(WRAPPED, new JsError("undefined", "undefined", "")).message());
+        assertEquals(
+                "an object that is not an Error was thrown: [object Object]",
+                classify(WRAPPED, new JsError("object", "[object Object]", "")).message());
+        RunError named = classify(WRAPPED, new JsError("Test262Error", "boom", ""));
+        assertEquals("Test262Error", named.name());
+        assertEquals("boom", named.message());
+        RunError withStack =
+                classify(
+                        WRAPPED,
+                        new JsError("string", "an Error named string", "    at f (main.js:2:1)\n"));
+        assertEquals("an Error named string", withStack.message());
     }
 
     @Test

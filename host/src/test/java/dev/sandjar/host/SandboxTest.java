@@ -140,7 +140,7 @@ class SandboxTest {
     void aThrownNonErrorAndAnUnsettlablePromiseAreReported() {
         RunError thrown = error("throw 42");
         assertEquals("number", thrown.name());
-        assertEquals("42", thrown.message());
+        assertEquals("a number was thrown, not an Error: 42", thrown.message());
         RunError stuck = error("await new Promise(() => {});");
         assertEquals(RunError.Kind.EXCEPTION, stuck.kind());
         assertTrue(stuck.message().contains("nothing can settle"), stuck.message());

@@ -11,8 +11,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
- * QuickJS's interpreter loop compiles to one ~37 KB JVM method that HotSpot skips unless these
- * flags are set (docs/jvm-flags.md). Without them guest code runs about 7x slower.
+ * QuickJS's interpreter loop compiles to one ~37 KB JVM method that HotSpot skips unless the first
+ * three of these flags are set (docs/jvm-flags.md); without them guest code runs about 7x slower.
+ * The fourth, {@code -XX:-SplitIfBlocks}, is for correctness: with split-if on, C2 on JDK 17
+ * miscompiles the compiled guest code now and then (a guest load that reads a wrong value once,
+ * around a deoptimization), and guest code computes wrong results.
  */
 public final class JitFlags {
     /**
@@ -52,10 +55,13 @@ public final class JitFlags {
             if (!missing.isEmpty()) {
                 Logger.getLogger(QuickJsEngine.class.getName())
                         .warning(
-                                "Sandjar: guest JavaScript runs interpreted and ~7x slower: start"
-                                        + " the JVM with "
+                                "Sandjar: start the JVM with "
                                         + String.join(" ", missing)
-                                        + " (see docs/jvm-flags.md)");
+                                        + ": without -XX:-DontCompileHugeMethods and the node"
+                                        + " limits guest JavaScript runs interpreted and ~7x"
+                                        + " slower; without -XX:-SplitIfBlocks C2 on JDK 17 can"
+                                        + " miscompile it into wrong results (see"
+                                        + " docs/jvm-flags.md)");
             }
         }
     }

@@ -14,6 +14,9 @@ class JitFlagsTest {
         assertTrue(
                 JitFlags.REQUIRED.contains("-XX:-DontCompileHugeMethods"),
                 JitFlags.REQUIRED.toString());
+        // Not a speed flag: without it C2 on JDK 17 miscompiles guest code (docs/jvm-flags.md,
+        // and server's ConsoleInAFreshJvmTest).
+        assertTrue(JitFlags.REQUIRED.contains("-XX:-SplitIfBlocks"), JitFlags.REQUIRED.toString());
         assertTrue(
                 JitFlags.REQUIRED.stream().allMatch(f -> f.startsWith("-XX:")),
                 JitFlags.REQUIRED.toString());
