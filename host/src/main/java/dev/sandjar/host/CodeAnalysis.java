@@ -15,18 +15,59 @@ import java.util.Objects;
  * @param dynamicImports where the code calls {@code import()}, which the sandbox always refuses
  * @param requireCalls where the code calls a plain {@code require(...)}, which does not exist in
  *     the sandbox (a module that needs it cannot run)
+ * @param freeReferences every use of a name no scope of the code declares (a global the code
+ *     expects, or a name that does not exist), in order; null when the code does not parse or nests
+ *     too deeply for the scope walk
  */
 public record CodeAnalysis(
         RunError syntaxError,
         List<Import> imports,
         boolean hasExports,
         List<Position> dynamicImports,
-        List<Position> requireCalls) {
+        List<Position> requireCalls,
+        List<Reference> freeReferences) {
 
     public CodeAnalysis {
         imports = List.copyOf(imports);
         dynamicImports = List.copyOf(dynamicImports);
         requireCalls = List.copyOf(requireCalls);
+        freeReferences = freeReferences == null ? null : List.copyOf(freeReferences);
+    }
+
+    /**
+     * One use of a free name, and what the code does with it there.
+     *
+     * @param name the name ({@code inputs}, {@code emit}, {@code Math}, a typo)
+     * @param line 1-based
+     * @param column 1-based
+     * @param property the property read from it right there ({@code rows} in {@code inputs.rows},
+     *     {@code first} in {@code stream.first(..)}), when written as a name or a string literal;
+     *     null otherwise
+     * @param called whether it (or that property of it) is called right there
+     * @param argument the call's first argument when it is a string literal (or a template without
+     *     substitutions); null otherwise
+     * @param dynamicArgument whether the call has a first argument that is not such a literal
+     * @param reachable false after a return, throw, break or continue in the same statement list
+     *     (or under {@code if (false)}); code in functions counts as reachable
+     */
+    public record Reference(
+            String name,
+            int line,
+            int column,
+            String property,
+            boolean called,
+            String argument,
+            boolean dynamicArgument,
+            boolean reachable) {
+        public Reference {
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /** Whether the code uses the free name {@code name} anywhere (false when that is unknown). */
+    public boolean mentions(String name) {
+        return freeReferences != null
+                && freeReferences.stream().anyMatch(r -> r.name().equals(name));
     }
 
     /** One static import: its specifier and where it is (1-based line and column). */

@@ -38,7 +38,9 @@ final class CodeAnalyzer implements AutoCloseable {
             String hoisted,
             boolean hasExports,
             List<CodeAnalysis.Position> dynamicImports,
-            List<CodeAnalysis.Position> requireCalls) {
+            List<CodeAnalysis.Position> requireCalls,
+            boolean withReferences,
+            List<CodeAnalysis.Reference> references) {
 
         CodeAnalysis toPublic() {
             return new CodeAnalysis(
@@ -48,7 +50,8 @@ final class CodeAnalyzer implements AutoCloseable {
                             .toList(),
                     hasExports,
                     dynamicImports,
-                    requireCalls);
+                    requireCalls,
+                    references);
         }
     }
 
@@ -101,17 +104,27 @@ final class CodeAnalyzer implements AutoCloseable {
 
     /** Parses without the cache, so the parser runs (what {@link WarmUp} needs). */
     Parsed parseUncached(String code) {
-        return engine().call(e -> parseOnEngine(e, code));
+        return parseUncached(code, false);
     }
 
+    private Parsed parseUncached(String code, boolean withReferences) {
+        return engine().call(e -> parseOnEngine(e, code, withReferences));
+    }
+
+    /** What a run needs: the parse without the scope walk. */
     Parsed parse(String code) {
+        return parse(code, false);
+    }
+
+    /** {@code withReferences}: the free references too (a parse cached without them is redone). */
+    Parsed parse(String code, boolean withReferences) {
         synchronized (cache) {
             Parsed hit = cache.get(code);
-            if (hit != null) {
+            if (hit != null && (hit.withReferences() || !withReferences)) {
                 return hit;
             }
         }
-        Parsed parsed = parseUncached(code);
+        Parsed parsed = parseUncached(code, withReferences);
         if (code.length() <= CACHE_MAX_CHARS) {
             synchronized (cache) {
                 cache.put(code, parsed);
@@ -133,7 +146,7 @@ final class CodeAnalyzer implements AutoCloseable {
         return engine;
     }
 
-    private Parsed parseOnEngine(QuickJsEngine e, String code) {
+    private Parsed parseOnEngine(QuickJsEngine e, String code, boolean withReferences) {
         if (runtime == null) {
             load(e);
         }
@@ -152,7 +165,8 @@ final class CodeAnalyzer implements AutoCloseable {
                                 scriptOpen,
                                 scriptClose,
                                 moduleOpen,
-                                moduleClose)) {
+                                moduleClose,
+                                context.bool(withReferences))) {
             if (!r.isOk()) {
                 JsError err = r.error();
                 discard(); // an interrupted or exhausted parse leaves nothing worth keeping
@@ -170,7 +184,7 @@ final class CodeAnalyzer implements AutoCloseable {
             return failed("the code is too large to analyse: " + ex.getMessage(), 0, 0);
         }
         try {
-            return read(JSON.readTree(json));
+            return read(JSON.readTree(json), withReferences);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
@@ -184,10 +198,12 @@ final class CodeAnalyzer implements AutoCloseable {
                 "",
                 false,
                 List.of(),
-                List.of());
+                List.of(),
+                true,
+                null);
     }
 
-    private static Parsed read(JsonNode n) {
+    private static Parsed read(JsonNode n, boolean withReferences) {
         JsonNode err = n.get("syntaxError");
         if (err != null) {
             return failed(
@@ -212,7 +228,31 @@ final class CodeAnalyzer implements AutoCloseable {
                 n.get("hoisted").asText(),
                 n.get("hasExports").asBoolean(),
                 positions(n.get("dynamicImports")),
-                positions(n.get("requires")));
+                positions(n.get("requires")),
+                withReferences,
+                withReferences ? references(n.get("references")) : null);
+    }
+
+    private static List<CodeAnalysis.Reference> references(JsonNode list) {
+        if (list == null || list.isNull()) {
+            return null; // the code nests too deeply for the scope walk
+        }
+        List<CodeAnalysis.Reference> out = new ArrayList<>(list.size());
+        for (JsonNode r : list) {
+            JsonNode property = r.get("property");
+            JsonNode argument = r.get("argument");
+            out.add(
+                    new CodeAnalysis.Reference(
+                            r.get("name").asText(),
+                            r.get("line").asInt(),
+                            r.get("column").asInt(),
+                            property == null || property.isNull() ? null : property.asText(),
+                            r.path("called").asBoolean(false),
+                            argument == null || argument.isNull() ? null : argument.asText(),
+                            r.path("dynamicArgument").asBoolean(false),
+                            r.get("reachable").asBoolean()));
+        }
+        return out;
     }
 
     private static List<CodeAnalysis.Position> positions(JsonNode list) {

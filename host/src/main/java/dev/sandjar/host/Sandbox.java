@@ -283,7 +283,8 @@ public final class Sandbox implements AutoCloseable {
 
     /**
      * Parses {@code code} the way a run would (the parser runs inside the sandbox's own analysis
-     * engine) and reports its imports, exports and syntax errors, without running it.
+     * engine) and reports its imports, exports, syntax errors and free references, without running
+     * it. Parses are cached by code.
      */
     public CodeAnalysis analyze(String code) {
         Objects.requireNonNull(code, "code");
@@ -295,7 +296,7 @@ public final class Sandbox implements AutoCloseable {
                             + ceilings.codeChars());
         }
         try {
-            return analyzer.parse(code).toPublic();
+            return analyzer.parse(code, true).toPublic();
         } catch (SandjarException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -1,8 +1,8 @@
 // Reads guest code with acorn, inside the sandbox's analysis engine (see host/CodeAnalyzer.java).
 // The code is only data here: nothing of it runs. Evaluated after acorn.js; its completion value is
-// analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose) (the entry wrappers of
-// host/EntryModule.java), which returns JSON: either {syntaxError} or {script, imports, hoisted,
-// hasExports, dynamicImports, requires}.
+// analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose, wantReferences) (the entry
+// wrappers of host/EntryModule.java), which returns JSON: either {syntaxError} or {script, imports,
+// hoisted, hasExports, dynamicImports, requires, references} (references only when wanted).
 (() => {
   "use strict";
   const { stringify } = JSON;
@@ -72,6 +72,226 @@
     return { dynamicImports: imports.sort(byPosition), requires: requires.sort(byPosition), misplaced };
   }
 
+  // The code's free references: every use of a name that no enclosing scope of the code declares
+  // (a sandbox global, or a name that does not exist), with what the code does with it right
+  // there: the property it reads (`inputs.rows`, `stream.first`), whether it calls it, and the
+  // call's first argument when that is a string literal. Scopes follow the language: var and
+  // function declarations belong to their function, let/const/class to their block; a function
+  // declared in a block counts for its function too (web-compatible hoisting). `reachable` is false
+  // for statements after a return, throw, break or continue in the same list. Recursive; null
+  // when the code nests too deeply for the walk (then nothing is known).
+  function freeReferences(ast) {
+    const refs = [];
+    const byNode = new Map();
+    let reachable = true;
+    const newScope = (parent) => ({ names: new Set(), parent });
+    const declared = (scope, name) => {
+      for (let s = scope; s !== null; s = s.parent) if (s.names.has(name)) return true;
+      return false;
+    };
+    // The names a binding pattern declares.
+    function bind(scope, p) {
+      if (p === null) return;
+      switch (p.type) {
+        case "Identifier": scope.names.add(p.name); break;
+        case "ObjectPattern": for (const q of p.properties) bind(scope, q.type === "RestElement" ? q.argument : q.value); break;
+        case "ArrayPattern": for (const q of p.elements) bind(scope, q); break;
+        case "RestElement": bind(scope, p.argument); break;
+        case "AssignmentPattern": bind(scope, p.left); break;
+      }
+    }
+    // The expressions inside a pattern (defaults, computed keys); `target`: its names are
+    // assigned to, not declared, so they are uses too.
+    function pattern(p, scope, target) {
+      if (p === null) return;
+      switch (p.type) {
+        case "Identifier": if (target) visit(p, scope); break;
+        case "ObjectPattern":
+          for (const q of p.properties) {
+            if (q.type === "RestElement") pattern(q.argument, scope, target);
+            else { if (q.computed) visit(q.key, scope); pattern(q.value, scope, target); }
+          }
+          break;
+        case "ArrayPattern": for (const q of p.elements) pattern(q, scope, target); break;
+        case "RestElement": pattern(p.argument, scope, target); break;
+        case "AssignmentPattern": pattern(p.left, scope, target); visit(p.right, scope); break;
+        default: if (target) visit(p, scope); // a member expression being assigned
+      }
+    }
+    const isFunction = (n) => n.type === "FunctionDeclaration" || n.type === "FunctionExpression"
+      || n.type === "ArrowFunctionExpression";
+    // var declarations and function declarations anywhere in a function's body but nested functions.
+    function hoist(body, scope) {
+      const stack = [body];
+      while (stack.length) {
+        const n = stack.pop();
+        if (n.type === "VariableDeclaration" && n.kind === "var") for (const d of n.declarations) bind(scope, d.id);
+        if (n.type === "FunctionDeclaration") { if (n.id) scope.names.add(n.id.name); continue; }
+        if (isFunction(n) || n.type === "ClassBody") continue;
+        for (const key in n) {
+          const v = n[key];
+          if (v === null || typeof v !== "object" || key === "loc") continue;
+          if (Array.isArray(v)) { for (const c of v) if (c !== null && typeof c.type === "string") stack.push(c); }
+          else if (typeof v.type === "string") stack.push(v);
+        }
+      }
+    }
+    function lexical(statements, scope) {
+      for (const n of statements) {
+        const d = n.type === "ExportNamedDeclaration" || n.type === "ExportDefaultDeclaration" ? n.declaration : n;
+        if (d === null || d === undefined) continue;
+        if (d.type === "VariableDeclaration" && d.kind !== "var") for (const x of d.declarations) bind(scope, x.id);
+        else if ((d.type === "FunctionDeclaration" || d.type === "ClassDeclaration") && d.id) scope.names.add(d.id.name);
+        else if (d.type === "ImportDeclaration") for (const s of d.specifiers) scope.names.add(s.local.name);
+      }
+    }
+    function statements(list, scope) {
+      lexical(list, scope);
+      const was = reachable;
+      for (const n of list) {
+        if (n.type === "FunctionDeclaration") { const r = reachable; reachable = was; visit(n, scope); reachable = r; continue; }
+        visit(n, scope);
+        if (n.type === "ReturnStatement" || n.type === "ThrowStatement" || n.type === "BreakStatement"
+            || n.type === "ContinueStatement") reachable = false;
+      }
+      reachable = was;
+    }
+    function fn(n, scope) {
+      const s = newScope(scope);
+      if (n.id && n.type !== "FunctionDeclaration") s.names.add(n.id.name);
+      if (n.type !== "ArrowFunctionExpression") s.names.add("arguments");
+      for (const p of n.params) bind(s, p);
+      for (const p of n.params) pattern(p, s, false);
+      if (n.body.type === "BlockStatement") {
+        hoist(n.body, s);
+        const was = reachable;
+        reachable = true; // a function's body is as reachable as its calls; the walk cannot tell
+        statements(n.body.body, s);
+        reachable = was;
+      } else {
+        visit(n.body, s);
+      }
+    }
+    const literal = (a) => a === undefined ? undefined
+      : a.type === "Literal" && typeof a.value === "string" ? a.value
+      : a.type === "TemplateLiteral" && a.expressions.length === 0 ? a.quasis[0].value.cooked
+      : null;
+    const propertyName = (m) => !m.computed ? m.property.name
+      : (typeof literal(m.property) === "string" ? literal(m.property) : null);
+    function children(n, scope) {
+      for (const key in n) {
+        const v = n[key];
+        if (v === null || typeof v !== "object" || key === "loc") continue;
+        if (Array.isArray(v)) { for (const c of v) if (c !== null && typeof c.type === "string") visit(c, scope); }
+        else if (typeof v.type === "string") visit(v, scope);
+      }
+    }
+    function visit(n, scope) {
+      switch (n.type) {
+        case "Identifier":
+          if (!declared(scope, n.name)) {
+            const r = { name: n.name, line: n.loc.start.line, column: n.loc.start.column + 1, reachable };
+            refs.push(r);
+            byNode.set(n, r);
+          }
+          return;
+        case "Program": hoist(n, scope); statements(n.body, scope); return;
+        case "BlockStatement": case "StaticBlock": statements(n.body, newScope(scope)); return;
+        case "FunctionDeclaration": case "FunctionExpression": case "ArrowFunctionExpression": fn(n, scope); return;
+        case "ClassDeclaration": case "ClassExpression": {
+          const s = newScope(scope);
+          if (n.id) s.names.add(n.id.name);
+          if (n.superClass) visit(n.superClass, scope);
+          for (const m of n.body.body) {
+            if (m.type === "StaticBlock") { visit(m, s); continue; }
+            if (m.computed) visit(m.key, s);
+            if (m.value) visit(m.value, s);
+          }
+          return;
+        }
+        case "VariableDeclaration":
+          for (const d of n.declarations) { pattern(d.id, scope, false); if (d.init) visit(d.init, scope); }
+          return;
+        case "ForStatement": case "ForInStatement": case "ForOfStatement": {
+          const s = newScope(scope);
+          const head = n.type === "ForStatement" ? n.init : n.left;
+          if (head && head.type === "VariableDeclaration") {
+            if (head.kind !== "var") for (const d of head.declarations) bind(s, d.id);
+            visit(head, s);
+          } else if (head) {
+            if (n.type === "ForStatement") visit(head, s); else pattern(head, s, true);
+          }
+          for (const key of ["test", "update", "right"]) if (n[key]) visit(n[key], s);
+          visit(n.body, s);
+          return;
+        }
+        case "CatchClause": {
+          const s = newScope(scope);
+          if (n.param) { bind(s, n.param); pattern(n.param, s, false); }
+          visit(n.body, s);
+          return;
+        }
+        case "SwitchStatement": {
+          visit(n.discriminant, scope);
+          const s = newScope(scope);
+          for (const c of n.cases) lexical(c.consequent, s);
+          for (const c of n.cases) { if (c.test) visit(c.test, s); statements(c.consequent, s); }
+          return;
+        }
+        case "AssignmentExpression": pattern(n.left, scope, true); visit(n.right, scope); return;
+        case "MemberExpression": {
+          visit(n.object, scope);
+          if (n.computed) visit(n.property, scope);
+          const r = byNode.get(n.object);
+          if (r !== undefined && r.property === undefined) r.property = propertyName(n);
+          return;
+        }
+        case "CallExpression": {
+          children(n, scope);
+          const callee = n.callee.type === "ChainExpression" ? n.callee.expression : n.callee;
+          const r = byNode.get(callee.type === "MemberExpression" ? callee.object : callee);
+          if (r !== undefined && !r.called) {
+            r.called = true;
+            const a = literal(n.arguments[0]);
+            if (typeof a === "string") r.argument = a;
+            else if (a === null) r.dynamicArgument = true;
+          }
+          return;
+        }
+        case "Property": case "PropertyDefinition": case "MethodDefinition":
+          if (n.computed) visit(n.key, scope);
+          if (n.value) visit(n.value, scope);
+          return;
+        case "LabeledStatement": visit(n.body, scope); return;
+        case "BreakStatement": case "ContinueStatement": case "MetaProperty": case "ImportDeclaration":
+          return;
+        case "ExportNamedDeclaration":
+          if (n.declaration) visit(n.declaration, scope);
+          else if (!n.source) for (const s of n.specifiers) visit(s.local, scope);
+          return;
+        case "ExportAllDeclaration": return;
+        case "IfStatement":
+          visit(n.test, scope);
+          if (n.test.type === "Literal" && !n.test.value) {
+            const was = reachable; reachable = false; visit(n.consequent, scope); reachable = was;
+            if (n.alternate) visit(n.alternate, scope);
+            return;
+          }
+          visit(n.consequent, scope);
+          if (n.alternate) visit(n.alternate, scope);
+          return;
+        default: children(n, scope);
+      }
+    }
+    try {
+      visit(ast, newScope(null));
+    } catch (e) {
+      if (e instanceof RangeError) return null;
+      throw e;
+    }
+    return refs;
+  }
+
   // Line and column (1-based) of an offset in the code.
   function locate(code, pos) {
     let line = 1;
@@ -116,10 +336,16 @@
 
   // Maps node positions of a wrapped parse back to the code.
   const shifted = (positions, shift) => positions.map((p) =>
-    (p.line === 1 ? { line: 1, column: p.column - shift } : p));
+    (p.line === 1 ? { ...p, line: 1, column: p.column - shift } : p));
+  // The free references of a parse when they were asked for (undefined otherwise).
+  const referencesOf = (ast, wanted, shift) => {
+    if (!wanted) return undefined;
+    const refs = freeReferences(ast);
+    return refs === null ? null : shifted(refs, shift);
+  };
 
   // The code as the body of the script wrapper: what runs when it holds no import or export.
-  function asScript(code, open, close) {
+  function asScript(code, open, close, wanted) {
     const ast = acorn.parse(open + code + close, { ecmaVersion: "latest", sourceType: "script",
                                                    locations: true });
     const stmt = ast.body.length === 1 ? ast.body[0] : null;
@@ -129,12 +355,13 @@
     const calls = findCalls(ast);
     return { script: true, imports: [], hoisted: "", hasExports: false,
              dynamicImports: shifted(calls.dynamicImports, open.length),
-             requires: shifted(calls.requires, open.length) };
+             requires: shifted(calls.requires, open.length),
+             references: referencesOf(ast, wanted, open.length) };
   }
 
   // The code as the body of the module wrapper, import and export declarations allowed at its
   // top level only (they are hoisted out of it, or the code runs as written).
-  function asModule(code, open, close) {
+  function asModule(code, open, close, wanted) {
     const ast = acorn.parse(open + code + close, { ecmaVersion: "latest", sourceType: "module",
                                                    allowImportExportEverywhere: true,
                                                    locations: true });
@@ -172,11 +399,12 @@
     }
     return { script: false, imports, hoisted, hasExports,
              dynamicImports: shifted(calls.dynamicImports, open.length),
-             requires: shifted(calls.requires, open.length) };
+             requires: shifted(calls.requires, open.length),
+             references: referencesOf(ast, wanted, open.length) };
   }
 
   // The code as written, a module: code with a top-level export runs so.
-  function asWritten(code) {
+  function asWritten(code, wanted) {
     const ast = acorn.parse(code, options);
     const imports = [];
     let hasExports = false;
@@ -196,29 +424,30 @@
     }
     const calls = findCalls(ast);
     return { script: false, imports, hoisted: "", hasExports,
-             dynamicImports: calls.dynamicImports, requires: calls.requires };
+             dynamicImports: calls.dynamicImports, requires: calls.requires,
+             references: referencesOf(ast, wanted, 0) };
   }
 
   // Script or module is decided by the parse: code that is a valid body of the script wrapper
   // runs as a script (whatever its comments and strings say); else code whose top level declares
   // imports runs as a module with them hoisted; code with a top-level export runs as written. When
   // nothing parses, the error of the reading that got furthest is reported.
-  return function analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose) {
+  return function analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose, wanted) {
     const body = code.startsWith("#!") ? code.replace(/^#![^\n\r\u2028\u2029]*/, (m) => " ".repeat(m.length)) : code;
     const errors = [];
     try {
-      return stringify(asScript(body, scriptOpen, scriptClose));
+      return stringify(asScript(body, scriptOpen, scriptClose, wanted));
     } catch (e) {
       errors.push(failure(e, body, scriptOpen.length));
     }
     try {
-      const m = asModule(body, moduleOpen, moduleClose);
+      const m = asModule(body, moduleOpen, moduleClose, wanted);
       if (!m.hasExports) return stringify(m);
     } catch (e) {
       errors.push(failure(e, body, moduleOpen.length));
     }
     try {
-      const w = asWritten(code);
+      const w = asWritten(code, wanted);
       if (w.hasExports) return stringify(w);
     } catch (e) {
       errors.push({ ...failure(e, code, 0), written: true });
