@@ -1,8 +1,8 @@
 /**
- * The standard capabilities: console, fetch, workspace, secrets, sleep, crypto, format, progress
- * and the guest helpers (docs/bridges.md). Each capability is one exported package; {@code
- * dev.sandjar.bridges.internal} (argument checks and guest script loading shared by the bridges) is
- * exported to nobody.
+ * The standard capabilities: console, fetch, workspace, secrets, sleep, crypto, format, progress,
+ * the guest helpers (docs/bridges.md), and the Code node (docs/code-node.md). Each capability is
+ * one exported package; {@code dev.sandjar.bridges.internal} (argument checks and guest script
+ * loading shared by the bridges) is exported to nobody.
  */
 module dev.sandjar.bridges {
     requires transitive dev.sandjar.host;
@@ -16,6 +16,7 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.fetch;
     exports dev.sandjar.bridges.format;
     exports dev.sandjar.bridges.helpers;
+    exports dev.sandjar.bridges.node;
     exports dev.sandjar.bridges.progress;
     exports dev.sandjar.bridges.secrets;
     exports dev.sandjar.bridges.time;

@@ -48,6 +48,21 @@ public final class Progress {
      * runs at once; each run has its own rate limit and cap, and each report names its run.
      */
     public static Bridge bridge(ProgressListener listener) {
+        return bridge(listener, false);
+    }
+
+    /**
+     * A progress bridge whose listener is called on the engine thread, during the guest's {@code
+     * progress(...)} call, so its reports stay in order with everything else the run does (what the
+     * Code node needs to put them between its emits). The same rate limit and cap apply. The
+     * listener must be quick and never block: it holds up the guest. An exception it throws is
+     * logged and does not reach the run.
+     */
+    public static Bridge inlineBridge(ProgressListener listener) {
+        return bridge(listener, true);
+    }
+
+    private static Bridge bridge(ProgressListener listener, boolean inline) {
         Objects.requireNonNull(listener, "listener");
         Object key = new Object(); // per-bridge state key, so two progress bridges never share
         return Bridge.builder("progress")
@@ -56,12 +71,13 @@ public final class Progress {
                         Operation.builder("report")
                                 .param(Param.any("percent"))
                                 .param(Param.string("message").optional())
-                                .handler(call -> report(call, listener, key))
+                                .handler(call -> report(call, listener, key, inline))
                                 .build())
                 .build();
     }
 
-    private static Object report(OperationCall call, ProgressListener listener, Object key) {
+    private static Object report(
+            OperationCall call, ProgressListener listener, Object key, boolean inline) {
         double percent = Args.number(call.arg(0), "progress", "percent");
         if (!(percent >= 0 && percent <= 100)) {
             throw new BridgeException(
@@ -80,7 +96,7 @@ public final class Progress {
                             + MAX_MESSAGE_CHARS);
         }
         RunSession session = call.session();
-        RunProgress run = session.state(key, () -> new RunProgress(session, listener));
+        RunProgress run = session.state(key, () -> new RunProgress(session, listener, inline));
         // A message reaches the caller as the log does: masked the same way (RunSession#redact).
         run.offer(percent, message == null ? null : session.redacted(message));
         return null;
@@ -90,6 +106,7 @@ public final class Progress {
     private static final class RunProgress {
         private final RunSession session;
         private final ProgressListener listener;
+        private final boolean inline;
         // Timestamps derive from the same clock as the rate limit, so their gaps agree.
         private final Instant baseInstant = Instant.now();
         private final long baseNanos = System.nanoTime();
@@ -101,9 +118,13 @@ public final class Progress {
         private boolean draining; // under queue's lock
         private CompletableFuture<Void> drained = CompletableFuture.completedFuture(null);
 
-        RunProgress(RunSession session, ProgressListener listener) {
+        RunProgress(RunSession session, ProgressListener listener, boolean inline) {
             this.session = session;
             this.listener = listener;
+            this.inline = inline;
+            if (inline) {
+                return; // delivered during the call: nothing to wait for
+            }
             // Every accepted report reaches the listener before the run's result completes
             // (within RunSession.MAX_RESULT_HOLD); the engine is not kept waiting for it.
             session.onEnd(() -> session.holdResultUntil(drainedStage()));
@@ -147,6 +168,10 @@ public final class Progress {
                             delivered,
                             dropped,
                             baseInstant.plusNanos(now - baseNanos));
+            if (inline) {
+                deliver(report);
+                return;
+            }
             boolean start;
             synchronized (queue) {
                 queue.add(report);
@@ -182,14 +207,7 @@ public final class Progress {
             boolean finished = false;
             try {
                 for (ProgressReport next; (next = poll()) != null; ) {
-                    try {
-                        listener.onProgress(next);
-                    } catch (RuntimeException e) {
-                        LOG.log(
-                                Level.WARNING,
-                                "progress listener failed for run " + next.runId(),
-                                e);
-                    }
+                    deliver(next);
                 }
                 finished = true;
             } finally {
@@ -200,6 +218,14 @@ public final class Progress {
                     }
                 }
                 done.complete(null);
+            }
+        }
+
+        private void deliver(ProgressReport report) {
+            try {
+                listener.onProgress(report);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "progress listener failed for run " + report.runId(), e);
             }
         }
 

@@ -1,0 +1,46 @@
+package dev.sandjar.host;
+
+import dev.sandjar.transport.codec.Transport;
+import dev.sandjar.transport.codec.TransportException;
+import java.util.Objects;
+
+/**
+ * Guest values as one JSON text, the form a command line or an HTTP body carries: plain JSON, plus
+ * the transport's markers for what JSON cannot hold ({@code {"$sj":"undef"}}, {@code
+ * {"$sj":"bytes","type":"Uint8Array","base64":"..."}}, ...: docs/transport.md), exactly as {@link
+ * RunResult#valueJson()} writes them. For bridges and callers that move values the way a run's
+ * result and globals move. Thread-safe.
+ */
+public final class ValueJson {
+    private ValueJson() {}
+
+    /**
+     * The value {@code json} describes, as the transport's Java types.
+     *
+     * @param what names the value in the error ("input 'rows'")
+     * @throws InvalidRequestException naming {@code what} when the text is not valid JSON or a
+     *     marker is malformed
+     */
+    public static Object read(String json, String what) {
+        Objects.requireNonNull(json, what);
+        try {
+            return Transport.fromJson(json);
+        } catch (TransportException e) {
+            throw new InvalidRequestException(what + " is not valid JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code value} (of the transport's Java types) as JSON text.
+     *
+     * @param what names the value's root in the error (the path of a value that cannot be written)
+     * @throws InvalidRequestException naming the path when part of the value cannot be written
+     */
+    public static String write(Object value, String what) {
+        try {
+            return Transport.toJson(value, what);
+        } catch (TransportException e) {
+            throw new InvalidRequestException(e.getMessage(), e);
+        }
+    }
+}
