@@ -66,7 +66,8 @@ public final class SandjarCli {
                     "       sandjar packs list|validate [--packs DIR | --trust-packs DIR]...",
                     "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
                     ServeCommand.USAGE,
-                    "run options:",
+                    NodeCommand.USAGE,
+                    "run options (node takes them too, but --global):",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
                             + ", 1.."
@@ -108,6 +109,9 @@ public final class SandjarCli {
             if (args.length > 0 && args[0].equals("serve")) {
                 return ServeCommand.run(args, out, err);
             }
+            if (args.length > 0 && args[0].equals("node")) {
+                return NodeCommand.run(args, out, err);
+            }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
             }
@@ -131,8 +135,7 @@ public final class SandjarCli {
         try (Sandbox sandbox = Sandbox.builder().poolSize(1).build();
                 Fetch fetch = options.fetch ? Fetch.create(fetchConfig(options)) : null) {
             Capabilities.Builder caps =
-                    Capabilities.builder()
-                            .withhold(options.withheld.toArray(String[]::new))
+                    capabilities(options, fetch)
                             .progress(
                                     p ->
                                             err.println(
@@ -141,26 +144,6 @@ public final class SandjarCli {
                                                             + (p.message() == null
                                                                     ? ""
                                                                     : " " + p.message())));
-            if (fetch != null) {
-                caps.fetch(fetch);
-            }
-            if (options.workspace != null) {
-                caps.workspace(
-                        WorkspaceBridge.create(
-                                options.workspace,
-                                WorkspaceLimits.defaults(),
-                                options.hostFilesystem
-                                        ? FilesystemAccess.HOST
-                                        : FilesystemAccess.CONTAINED));
-            }
-            Optional<SecretStore> secrets = options.secretStore();
-            if (secrets.isPresent()) {
-                if (options.secretScope == null) {
-                    caps.secrets(secrets.get());
-                } else {
-                    caps.secrets(secrets.get(), options.secretScope);
-                }
-            }
             RunRequest.Builder request = RunRequest.builder(code);
             if (code.contains("import")) { // else no module can be needed: skip the catalog
                 CatalogResolution modules = catalog(sandbox, options.packs).resolveBody(code);
@@ -190,11 +173,38 @@ public final class SandjarCli {
         }
     }
 
-    private static FetchConfig fetchConfig(Options options) {
+    /** The capabilities the options grant (progress left to the caller). */
+    static Capabilities.Builder capabilities(Options options, Fetch fetch) {
+        Capabilities.Builder caps =
+                Capabilities.builder().withhold(options.withheld.toArray(String[]::new));
+        if (fetch != null) {
+            caps.fetch(fetch);
+        }
+        if (options.workspace != null) {
+            caps.workspace(
+                    WorkspaceBridge.create(
+                            options.workspace,
+                            WorkspaceLimits.defaults(),
+                            options.hostFilesystem
+                                    ? FilesystemAccess.HOST
+                                    : FilesystemAccess.CONTAINED));
+        }
+        Optional<SecretStore> secrets = options.secretStore();
+        if (secrets.isPresent()) {
+            if (options.secretScope == null) {
+                caps.secrets(secrets.get());
+            } else {
+                caps.secrets(secrets.get(), options.secretScope);
+            }
+        }
+        return caps;
+    }
+
+    static FetchConfig fetchConfig(Options options) {
         return FetchConfig.builder().withAllowPrivateNetwork(options.allowPrivateNetwork).build();
     }
 
-    private static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
+    static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
         ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
         packs.forEach(p -> b.searchPath(p.dir(), p.trust()));
         return b.build();
@@ -287,6 +297,16 @@ public final class SandjarCli {
         }
     }
 
+    /** Reads the code of a run, or says why not on {@code err}: null then. */
+    static String readCode(Path file, PrintStream err) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            err.println("error: usage: cannot read " + file + ": " + e.getMessage());
+            return null;
+        }
+    }
+
     static String describe(RunError e) {
         String where = e.line() > 0 ? " (line " + e.line() + ", column " + e.column() + ")" : "";
         return "error: "
@@ -302,7 +322,7 @@ public final class SandjarCli {
         return "[" + line.level().name().toLowerCase(Locale.ROOT) + "] " + line.message();
     }
 
-    private static String formatPercent(double p) {
+    static String formatPercent(double p) {
         return (p == Math.rint(p) ? String.valueOf((long) p) : String.valueOf(p)) + "%";
     }
 
@@ -322,14 +342,30 @@ public final class SandjarCli {
         Set<String> secretScope;
         final Set<String> withheld = new LinkedHashSet<>();
 
+        /** A verb's own flag: consumes {@code args[i]} (and its value); the index it ended at. */
+        interface VerbFlag {
+            /** -1 when {@code args[i]} is not this verb's. */
+            int take(String[] args, int i);
+        }
+
         static Options parse(String[] args) {
-            if (args.length < 2 || !args[0].equals("run")) {
+            return parse(args, "run", (a, i) -> -1);
+        }
+
+        /** {@code VERB FILE.js} with the run options, and {@code own}'s flags. */
+        static Options parse(String[] args, String verb, VerbFlag own) {
+            if (args.length < 2 || !args[0].equals(verb)) {
                 throw new IllegalArgumentException(
-                        args.length == 0 ? "no command given" : "expected 'run FILE.js'");
+                        args.length == 0 ? "no command given" : "expected '" + verb + " FILE.js'");
             }
             Options o = new Options();
             for (int i = 1; i < args.length; i++) {
                 String a = args[i];
+                int taken = own.take(args, i);
+                if (taken >= 0) {
+                    i = taken;
+                    continue;
+                }
                 switch (a) {
                     case "--timeout-ms" -> o.timeoutMs = number(args, ++i, a, 1, MAX_TIMEOUT_MS);
                     case "--memory-mb" -> o.memoryMb = number(args, ++i, a, 1, MAX_MEMORY_MB);
@@ -465,7 +501,7 @@ public final class SandjarCli {
         }
     }
 
-    private static Set<String> names(String list) {
+    static Set<String> names(String list) {
         Set<String> out = new LinkedHashSet<>();
         for (String n : list.split(",", -1)) {
             if (!n.isBlank()) {
