@@ -16,6 +16,7 @@ final class ApiException extends RuntimeException {
         UNAUTHORIZED(401),
         FORBIDDEN(403),
         NOT_FOUND(404),
+        NOT_ACCEPTABLE(406),
         PAYLOAD_TOO_LARGE(413),
         UNSUPPORTED_MEDIA_TYPE(415),
         TOO_MANY_RUNS(429),

@@ -2,11 +2,14 @@ package dev.sandjar.server;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.sandjar.bridges.node.NodeEvent;
+import dev.sandjar.bridges.node.NodeResult;
 import dev.sandjar.bridges.progress.ProgressReport;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.RunStats;
+import dev.sandjar.host.ValueJson;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -63,6 +66,80 @@ final class ResultJson {
                     stats(g, r.stats());
                     g.writeEndObject();
                 });
+    }
+
+    /** A Code-node execution's result: the body of its stream's {@code result} event. */
+    static String node(String id, NodeResult r) {
+        return write(
+                g -> {
+                    g.writeStartObject();
+                    g.writeStringField("id", id);
+                    g.writeBooleanField("ok", r.isOk());
+                    if (r.isOk()) {
+                        g.writeFieldName("outputs");
+                        g.writeRawValue(ValueJson.write(r.outputs(), "outputs"));
+                    } else {
+                        g.writeFieldName("error");
+                        error(g, r.error());
+                    }
+                    g.writeFieldName("state");
+                    g.writeRawValue(ValueJson.write(r.state(), "state"));
+                    g.writeArrayFieldStart("warnings");
+                    for (String w : r.warnings()) {
+                        g.writeString(w);
+                    }
+                    g.writeEndArray();
+                    g.writeNumberField("invocations", r.invocations());
+                    g.writeNumberField("emitted", r.emitted());
+                    g.writeNumberField("droppedEvents", r.droppedEvents());
+                    if (r.lastRun() != null) {
+                        g.writeFieldName("stats");
+                        stats(g, r.lastRun().stats());
+                    } else {
+                        g.writeNullField("stats");
+                    }
+                    g.writeEndObject();
+                });
+    }
+
+    /** One node event's SSE data; its event name is {@link #nodeEventName}. */
+    static String nodeEvent(NodeEvent event) {
+        if (event instanceof NodeEvent.Log l) {
+            return log(l.entry());
+        }
+        return write(
+                g -> {
+                    g.writeStartObject();
+                    if (event instanceof NodeEvent.Emit e) {
+                        g.writeStringField("handle", e.handle());
+                        g.writeFieldName("value");
+                        g.writeRawValue(ValueJson.write(e.value(), "value"));
+                        g.writeNumberField("sequence", e.sequence());
+                    } else if (event instanceof NodeEvent.Progress p) {
+                        g.writeNumberField("percent", p.percent());
+                        if (p.message() != null) {
+                            g.writeStringField("message", p.message());
+                        }
+                    } else {
+                        NodeEvent.Outputs o = (NodeEvent.Outputs) event;
+                        g.writeFieldName("outputs");
+                        g.writeRawValue(ValueJson.write(o.outputs(), "outputs"));
+                        g.writeFieldName("state");
+                        g.writeRawValue(ValueJson.write(o.state(), "state"));
+                        g.writeNumberField("invocation", o.invocation());
+                    }
+                    g.writeEndObject();
+                });
+    }
+
+    static String nodeEventName(NodeEvent event) {
+        if (event instanceof NodeEvent.Emit) {
+            return "emit";
+        }
+        if (event instanceof NodeEvent.Log) {
+            return "log";
+        }
+        return event instanceof NodeEvent.Progress ? "progress" : "outputs";
     }
 
     /** An import the catalog refused before the run started: kind {@code IMPORT}, no stats. */

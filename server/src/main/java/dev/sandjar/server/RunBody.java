@@ -14,9 +14,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * A {@code POST /api/runs} body, read strictly: a field this version does not know, a value of the
- * wrong type or out of range is a 400 naming it. What the token's policy allows is checked later,
- * by {@link RunService}, so this class knows nothing of tokens.
+ * A {@code POST /api/runs} or {@code POST /api/nodes/runs} body, read strictly: a field this
+ * version does not know, a value of the wrong type or out of range is a 400 naming it. What the
+ * token's policy allows is checked later, by {@link RunService}, so this class knows nothing of
+ * tokens.
  */
 final class RunBody {
     static final ObjectMapper JSON =
@@ -27,6 +28,20 @@ final class RunBody {
 
     private static final Set<String> FIELDS =
             Set.of("code", "filename", "inputs", "globals", "limits", "capabilities");
+
+    /** A Code node's body: no globals (inputs live on {@code inputs}), and the node's fields. */
+    private static final Set<String> NODE_FIELDS =
+            Set.of(
+                    "code",
+                    "filename",
+                    "inputs",
+                    "limits",
+                    "capabilities",
+                    "outputs",
+                    "streams",
+                    "state",
+                    "emitQueue");
+
     static final Set<String> LIMIT_FIELDS =
             Set.of(
                     "timeoutMs",
@@ -62,8 +77,20 @@ final class RunBody {
     final List<String> secrets = new ArrayList<>();
     final Set<String> withhold = new LinkedHashSet<>();
 
-    private RunBody(JsonNode root) {
-        fields(root, FIELDS, "the body");
+    /** A node's output handles (null for a plain run). */
+    final List<String> outputs;
+
+    /** A node's streams: each handle's items as a JSON array's text. */
+    final Map<String, String> streamsJson = new LinkedHashMap<>();
+
+    /** A node's starting state as JSON text, or null. */
+    final String stateJson;
+
+    /** A node's emit queue size, or null for the default. */
+    final Integer emitQueue;
+
+    private RunBody(JsonNode root, boolean node) {
+        fields(root, node ? NODE_FIELDS : FIELDS, "the body");
         JsonNode code = root.get("code");
         if (code == null || !code.isTextual()) {
             throw ApiException.badRequest("the body needs \"code\": a string of JavaScript");
@@ -133,9 +160,58 @@ final class RunBody {
         this.fetch = fetch;
         this.allowPrivateNetwork = privateNetwork;
         this.workspaceId = workspace;
+        if (!node) {
+            this.outputs = null;
+            this.stateJson = null;
+            this.emitQueue = null;
+            return;
+        }
+        List<String> handles = new ArrayList<>();
+        JsonNode outs = root.get("outputs");
+        if (outs == null) {
+            throw ApiException.badRequest(
+                    "a node's body needs \"outputs\": the output handles emit and output may name");
+        }
+        strings(outs, "outputs", handles);
+        this.outputs = handles;
+        JsonNode streams = root.get("streams");
+        if (streams != null) {
+            if (!streams.isObject()) {
+                throw ApiException.badRequest("\"streams\" must be an object of arrays");
+            }
+            for (Map.Entry<String, JsonNode> e : streams.properties()) {
+                if (!e.getValue().isArray()) {
+                    throw ApiException.badRequest(
+                            "streams." + e.getKey() + " must be an array of the handle's items");
+                }
+                if (inputs != null && inputs.has(e.getKey())) {
+                    throw ApiException.badRequest(
+                            "input '" + e.getKey() + "' has a value and a stream; give one");
+                }
+                streamsJson.put(e.getKey(), e.getValue().toString());
+            }
+        }
+        JsonNode state = root.get("state");
+        if (state != null && !state.isObject()) {
+            throw ApiException.badRequest("\"state\" must be an object");
+        }
+        this.stateJson = state == null ? null : state.toString();
+        JsonNode queue = root.get("emitQueue");
+        if (queue != null && (!queue.isIntegralNumber() || !queue.canConvertToInt())) {
+            throw ApiException.badRequest("\"emitQueue\" must be a whole number, got " + queue);
+        }
+        this.emitQueue = queue == null ? null : queue.asInt();
+    }
+
+    static RunBody parseNode(byte[] body) {
+        return new RunBody(tree(body), true);
     }
 
     static RunBody parse(byte[] body) {
+        return new RunBody(tree(body), false);
+    }
+
+    private static JsonNode tree(byte[] body) {
         JsonNode root;
         try {
             root = JSON.readTree(body);
@@ -147,7 +223,7 @@ final class RunBody {
         if (root == null || !root.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }
-        return new RunBody(root);
+        return root;
     }
 
     private static void fields(JsonNode node, Set<String> known, String what) {

@@ -2,6 +2,11 @@ package dev.sandjar.server;
 
 import dev.sandjar.bridges.Capabilities;
 import dev.sandjar.bridges.fetch.Fetch;
+import dev.sandjar.bridges.node.CodeNode;
+import dev.sandjar.bridges.node.NodeExecution;
+import dev.sandjar.bridges.node.NodeInvocation;
+import dev.sandjar.bridges.node.NodeResult;
+import dev.sandjar.bridges.node.NodeStream;
 import dev.sandjar.bridges.progress.ProgressReport;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.workspace.FilesystemAccess;
@@ -10,9 +15,11 @@ import dev.sandjar.bridges.workspace.WorkspaceLimits;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.LogEntry;
+import dev.sandjar.host.ModuleResolution;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.SandboxRun;
+import dev.sandjar.host.ValueJson;
 import dev.sandjar.packs.CatalogResolution;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleSummary;
@@ -21,10 +28,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +63,45 @@ final class RunService {
             String id,
             String tokenName,
             SandboxRun run,
-            java.util.concurrent.CompletableFuture<dev.sandjar.host.RunResult> result) {}
+            java.util.concurrent.CompletableFuture<dev.sandjar.host.RunResult> result)
+            implements Tracked {
+        @Override
+        public void cancel() {
+            run.cancel();
+        }
+
+        @Override
+        public CompletableFuture<?> done() {
+            return result;
+        }
+    }
+
+    /** A Code-node execution the server started; its result completes after its slot is back. */
+    record ActiveNode(
+            String id,
+            String tokenName,
+            NodeExecution execution,
+            CompletableFuture<NodeResult> result)
+            implements Tracked {
+        @Override
+        public void cancel() {
+            execution.cancel();
+        }
+
+        @Override
+        public CompletableFuture<?> done() {
+            return result;
+        }
+    }
+
+    /** What the server tracks of a run or a node execution in flight. */
+    interface Tracked {
+        String tokenName();
+
+        void cancel();
+
+        CompletableFuture<?> done();
+    }
 
     private final Sandbox sandbox;
     private final ModuleCatalog catalog;
@@ -66,7 +113,7 @@ final class RunService {
     private final int slots;
     private final Semaphore admission;
     private final Map<String, AtomicInteger> perToken = new ConcurrentHashMap<>();
-    private final Map<String, Active> active = new ConcurrentHashMap<>();
+    private final Map<String, Tracked> active = new ConcurrentHashMap<>();
     private volatile boolean draining;
 
     RunService(
@@ -112,27 +159,84 @@ final class RunService {
         request.limits(limits(body.limits, policy));
         request.bridges(capabilities(body, token, listener));
         request.onLog(listener::log);
-        if (body.code.contains("import")) { // else no module can be needed: skip the catalog
-            CatalogResolution modules = catalog.resolveBody(body.code);
-            for (ModuleSummary m : modules.modules()) {
-                if (!policy.allowsPack(m.pack())) {
-                    throw ApiException.forbidden(
-                            "the token's policy does not allow pack '"
-                                    + m.pack()
-                                    + "' (imported as '"
-                                    + m.specifier()
-                                    + "'); it allows "
-                                    + Policy.sorted(policy.packs().orElseThrow()));
-                }
-            }
-            if (!modules.isOk()) {
-                List<String> problems = new ArrayList<>();
-                modules.errors().forEach(p -> problems.add(p.toString()));
-                throw new RefusedImport(String.join("; ", problems));
-            }
-            request.modules(modules.moduleResolution());
+        ModuleResolution modules = modules(body.code, policy);
+        if (modules != null) {
+            request.modules(modules);
         }
         return request;
+    }
+
+    /**
+     * How the code's imports resolve, checked against the policy; null when the code imports
+     * nothing. Throws 403 for a pack the policy excludes, {@link RefusedImport} for one no install
+     * serves.
+     */
+    private ModuleResolution modules(String code, Policy policy) {
+        if (!code.contains("import")) { // else no module can be needed: skip the catalog
+            return null;
+        }
+        CatalogResolution modules = catalog.resolveBody(code);
+        for (ModuleSummary m : modules.modules()) {
+            if (!policy.allowsPack(m.pack())) {
+                throw ApiException.forbidden(
+                        "the token's policy does not allow pack '"
+                                + m.pack()
+                                + "' (imported as '"
+                                + m.specifier()
+                                + "'); it allows "
+                                + Policy.sorted(policy.packs().orElseThrow()));
+            }
+        }
+        if (!modules.isOk()) {
+            List<String> problems = new ArrayList<>();
+            modules.errors().forEach(p -> problems.add(p.toString()));
+            throw new RefusedImport(String.join("; ", problems));
+        }
+        return modules.moduleResolution();
+    }
+
+    /** A Code node and its invocation (without a listener yet), from a node body. */
+    record PreparedNode(CodeNode node, NodeInvocation.Builder invocation) {}
+
+    /**
+     * Checks a node's body as {@link #prepare} a run's, and builds the node: its declared inputs
+     * are the keys of {@code inputs} and {@code streams}.
+     */
+    PreparedNode prepareNode(RunBody body, Tokens.Token token) {
+        Policy policy = token.policy();
+        NodeInvocation.Builder invocation = NodeInvocation.builder();
+        Set<String> declared = new LinkedHashSet<>();
+        if (body.inputsJson != null) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> values =
+                    (Map<String, Object>) ValueJson.read(body.inputsJson, "inputs");
+            values.forEach(invocation::input);
+            declared.addAll(values.keySet());
+        }
+        for (Map.Entry<String, String> s : body.streamsJson.entrySet()) {
+            List<?> items = (List<?>) ValueJson.read(s.getValue(), "streams." + s.getKey());
+            invocation.stream(s.getKey(), NodeStream.of(items));
+            declared.add(s.getKey());
+        }
+        if (body.stateJson != null) {
+            invocation.jsonState(body.stateJson);
+        }
+        CodeNode.Builder node =
+                CodeNode.builder(sandbox, body.code)
+                        .filename(body.filename)
+                        .inputs(declared)
+                        .outputs(body.outputs)
+                        .limits(limits(body.limits, policy))
+                        // the node reports progress into its own events
+                        .bridges(capabilities(body, token, SseEvents.NONE));
+        if (body.emitQueue != null) {
+            node.emitQueue(body.emitQueue);
+        }
+        ModuleResolution modules = modules(body.code, policy);
+        if (modules != null) {
+            node.modules(modules);
+        }
+        return new PreparedNode(node.build(), invocation);
     }
 
     /** An import the catalog cannot serve: the run's result is an {@code IMPORT} error. */
@@ -299,6 +403,78 @@ final class RunService {
      * share are taken). The returned run's result completes after the slot is given back.
      */
     Active start(RunRequest.Builder request, Tokens.Token token) {
+        Runnable release = admit(token);
+        String id = UUID.randomUUID().toString();
+        SandboxRun run;
+        try {
+            run = sandbox.submit(request.build());
+        } catch (RuntimeException e) {
+            release.run();
+            throw e;
+        }
+        Active a =
+                new Active(
+                        id,
+                        token.name(),
+                        run,
+                        run.result()
+                                .whenComplete(
+                                        (r, t) -> {
+                                            active.remove(id);
+                                            release.run();
+                                            if (r != null) {
+                                                metrics.finished(r);
+                                            }
+                                        }));
+        track(id, a);
+        return a;
+    }
+
+    /**
+     * Admits and starts a node execution, as {@link #start} a run: it holds one slot until it ends,
+     * across all its invocations.
+     */
+    ActiveNode startNode(CodeNode node, NodeInvocation invocation, Tokens.Token token) {
+        Runnable release = admit(token);
+        String id = UUID.randomUUID().toString();
+        NodeExecution execution;
+        try {
+            execution = node.start(invocation);
+        } catch (RuntimeException e) {
+            release.run();
+            throw e;
+        }
+        ActiveNode a =
+                new ActiveNode(
+                        id,
+                        token.name(),
+                        execution,
+                        execution
+                                .result()
+                                .whenComplete(
+                                        (r, t) -> {
+                                            active.remove(id);
+                                            release.run();
+                                            if (r != null && r.lastRun() != null) {
+                                                metrics.finished(r.lastRun());
+                                            }
+                                        }));
+        track(id, a);
+        return a;
+    }
+
+    private void track(String id, Tracked a) {
+        active.put(id, a);
+        if (a.done().isDone()) {
+            active.remove(id); // it ended before it was listed
+        }
+    }
+
+    /**
+     * Takes one of the server's slots and one of the token's share, or throws 503 (draining) or 429
+     * (taken). Returns what gives them back.
+     */
+    private Runnable admit(Tokens.Token token) {
         if (draining) {
             throw new ApiException(ApiException.Code.DRAINING, "the server is shutting down");
         }
@@ -323,44 +499,19 @@ final class RunService {
                     "all " + slots + " run slots (pool + queue) are taken; retry later",
                     Map.of("Retry-After", "1"));
         }
-        String id = UUID.randomUUID().toString();
-        SandboxRun run;
-        try {
-            run = sandbox.submit(request.build());
-        } catch (RuntimeException e) {
-            admission.release();
+        return () -> {
             mine.decrementAndGet();
-            throw e;
-        }
-        Active a =
-                new Active(
-                        id,
-                        token.name(),
-                        run,
-                        run.result()
-                                .whenComplete(
-                                        (r, t) -> {
-                                            active.remove(id);
-                                            mine.decrementAndGet();
-                                            admission.release();
-                                            if (r != null) {
-                                                metrics.finished(r);
-                                            }
-                                        }));
-        active.put(id, a);
-        if (a.result().isDone()) {
-            active.remove(id); // it ended before it was listed
-        }
-        return a;
+            admission.release();
+        };
     }
 
     /** Cancels a run {@code tokenName} started; false when there is none by that id. */
     boolean cancel(String id, String tokenName) {
-        Active a = active.get(id);
+        Tracked a = active.get(id);
         if (a == null || !a.tokenName().equals(tokenName)) {
             return false;
         }
-        a.run().cancel();
+        a.cancel();
         return true;
     }
 
@@ -379,11 +530,11 @@ final class RunService {
                 break;
             }
         }
-        List<Active> left = List.copyOf(active.values());
-        left.forEach(a -> a.run().cancel());
-        for (Active a : left) {
+        List<Tracked> left = List.copyOf(active.values());
+        left.forEach(Tracked::cancel);
+        for (Tracked a : left) {
             try {
-                a.result().get(10, TimeUnit.SECONDS);
+                a.done().get(10, TimeUnit.SECONDS);
             } catch (Exception e) {
                 // reported through the run's own result
             }

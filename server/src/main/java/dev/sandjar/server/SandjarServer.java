@@ -234,6 +234,7 @@ public final class SandjarServer implements AutoCloseable {
         c.routes.get("/openapi.json", guarded(this::openApi));
         c.routes.post("/api/runs", guarded(this::postRun));
         c.routes.delete("/api/runs/{id}", guarded(this::deleteRun));
+        c.routes.post("/api/nodes/runs", guarded(this::postNodeRun));
         c.routes.get("/api/packs", guarded(this::packs));
         c.routes.get("/api/sandbox-modules/<id>", guarded(this::module));
         startWarmUp();
@@ -510,6 +511,40 @@ public final class SandjarServer implements AutoCloseable {
             throw unwrap(e);
         }
         answer(ctx, ResultJson.result(run.id(), r));
+    }
+
+    private void postNodeRun(Context ctx) throws Exception {
+        answering.incrementAndGet();
+        try {
+            answerNodeRun(ctx);
+        } finally {
+            answering.decrementAndGet();
+        }
+    }
+
+    /** A Code-node execution, always streamed: its events are the answer. */
+    private void answerNodeRun(Context ctx) throws Exception {
+        Tokens.Token token = token(ctx);
+        String accept = ctx.header("Accept");
+        if (accept == null || !accept.contains("text/event-stream")) {
+            throw new ApiException(
+                    ApiException.Code.NOT_ACCEPTABLE,
+                    "a node's run streams its events: send 'Accept: text/event-stream'");
+        }
+        RunBody body = RunBody.parseNode(body(ctx));
+        RunService.PreparedNode prepared;
+        try {
+            prepared = runs.prepareNode(body, token);
+        } catch (RunService.RefusedImport e) {
+            String id = UUID.randomUUID().toString();
+            SseEvents.answerAtOnce(ctx, id, ResultJson.refusedImport(id, e.getMessage()));
+            return;
+        }
+        NodeSse events = new NodeSse();
+        RunService.ActiveNode started =
+                runs.startNode(
+                        prepared.node(), prepared.invocation().listener(events).build(), token);
+        events.stream(ctx, started);
     }
 
     /**

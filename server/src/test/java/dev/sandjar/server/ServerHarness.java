@@ -124,8 +124,13 @@ final class ServerHarness implements AutoCloseable {
 
     /** {@code POST /api/runs} asking for Server-Sent Events; the caller closes the stream. */
     SseStream stream(String token, String body) {
+        return stream("/api/runs", token, body);
+    }
+
+    /** {@code POST path} asking for Server-Sent Events; the caller closes the stream. */
+    SseStream stream(String path, String token, String body) {
         HttpRequest r =
-                request("/api/runs", token)
+                request(path, token)
                         .timeout(Duration.ofMinutes(10))
                         .header("Content-Type", "application/json")
                         .header("Accept", "text/event-stream")
