@@ -16,6 +16,7 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.fetch;
     exports dev.sandjar.bridges.format;
     exports dev.sandjar.bridges.helpers;
+    exports dev.sandjar.bridges.node;
     exports dev.sandjar.bridges.progress;
     exports dev.sandjar.bridges.secrets;
     exports dev.sandjar.bridges.time;
