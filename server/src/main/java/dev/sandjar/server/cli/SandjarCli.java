@@ -66,6 +66,7 @@ public final class SandjarCli {
                     "       sandjar packs list|validate [--packs DIR | --trust-packs DIR]...",
                     "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
                     ServeCommand.USAGE,
+                    ValidateCommand.USAGE,
                     "run options:",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -107,6 +108,9 @@ public final class SandjarCli {
         try {
             if (args.length > 0 && args[0].equals("serve")) {
                 return ServeCommand.run(args, out, err);
+            }
+            if (args.length > 0 && args[0].equals("validate")) {
+                return ValidateCommand.run(args, out, err);
             }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
