@@ -130,12 +130,12 @@ public final class NodeValidator {
         Objects.requireNonNull(sandbox, "sandbox");
         Objects.requireNonNull(code, "code");
         CodeAnalysis a = sandbox.analyze(code);
-        List<NodeDiagnostic> out = new ArrayList<>();
         if (a.syntaxError() != null) {
             RunError e = a.syntaxError();
-            out.add(error(NodeDiagnostic.SYNTAX_ERROR, e.line(), e.column(), syntaxMessage(e)));
-            return out;
+            return List.of(
+                    error(NodeDiagnostic.SYNTAX_ERROR, e.line(), e.column(), syntaxMessage(e)));
         }
+        List<NodeDiagnostic> out = new ArrayList<>();
         if (a.hasExports()) {
             out.add(
                     error(
