@@ -67,6 +67,7 @@ public final class SandjarCli {
                     "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
                     ServeCommand.USAGE,
                     NodeCommand.USAGE,
+                    ValidateCommand.USAGE,
                     "run options (node takes them too, but --global):",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -111,6 +112,9 @@ public final class SandjarCli {
             }
             if (args.length > 0 && args[0].equals("node")) {
                 return NodeCommand.run(args, out, err);
+            }
+            if (args.length > 0 && args[0].equals("validate")) {
+                return ValidateCommand.run(args, out, err);
             }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
