@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.bridges.Capabilities;
+import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Limits;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SubmissionPublisher;
 import java.util.concurrent.TimeUnit;
@@ -546,5 +548,49 @@ class CodeNodeTest {
                 "the invocation gives a value for 'b', which is not a declared input; the inputs"
                         + " are [a]",
                 e.getMessage());
+    }
+
+    @Test
+    void nodePropertiesMapOntoLimitsAndGrants() {
+        NodeProperties props = new NodeProperties(0, 1, false, false, Set.of("A"));
+        CodeNode node =
+                CodeNode.builder(
+                                sandbox,
+                                "let why;\n"
+                                        + "try { getSecret('B') } catch (e) { why = e.message }\n"
+                                        + "await output('seen', [secrets.list(), why]);")
+                        .outputs("seen")
+                        .limits(props.limits())
+                        .bridges(
+                                props.bridges(
+                                        new NodeProperties.Grants(
+                                                null,
+                                                null,
+                                                null,
+                                                SecretStore.of(Map.of("A", "a-value", "B", "b")))))
+                        .build();
+        NodeResult r = node.run(NodeInvocation.builder().build());
+        assertTrue(r.isOk(), r::toString);
+        assertEquals(
+                List.of(List.of("A"), "secret 'B' is outside this run's secret scope"),
+                r.outputs().get("seen"));
+        assertEquals(Limits.CEILINGS.timeout(), r.lastRun().limits().timeout()); // 0: none
+        assertEquals(1L << 20, r.lastRun().limits().outputBytes());
+        assertEquals(
+                Duration.ofSeconds(5),
+                new NodeProperties(5, 0, false, false, Set.of()).limits().timeout());
+        InvalidRequestException noWorkspace =
+                assertThrows(
+                        InvalidRequestException.class,
+                        () ->
+                                new NodeProperties(5, 0, false, true, Set.of())
+                                        .bridges(
+                                                new NodeProperties.Grants(null, null, null, null)));
+        assertEquals(
+                "allow_host_filesystem needs a workspace; none is offered",
+                noWorkspace.getMessage());
+        assertThrows(
+                InvalidRequestException.class,
+                () -> new NodeProperties(-1, 0, false, false, Set.of()));
     }
 }
