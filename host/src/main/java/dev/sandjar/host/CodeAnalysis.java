@@ -12,6 +12,7 @@ import java.util.Objects;
  * @param imports the static dependencies at the top level, in order: import declarations and {@code
  *     export ... from} re-exports
  * @param hasExports whether the code has a top-level {@code export}: it then runs as a module
+ * @param firstExport where the first top-level {@code export} is; null when there is none
  * @param dynamicImports where the code calls {@code import()}, which the sandbox always refuses
  * @param requireCalls where the code calls a plain {@code require(...)}, which does not exist in
  *     the sandbox (a module that needs it cannot run)
@@ -23,6 +24,7 @@ public record CodeAnalysis(
         RunError syntaxError,
         List<Import> imports,
         boolean hasExports,
+        Position firstExport,
         List<Position> dynamicImports,
         List<Position> requireCalls,
         List<Reference> freeReferences) {
@@ -49,6 +51,8 @@ public record CodeAnalysis(
      * @param dynamicArgument whether the call has a first argument that is not such a literal
      * @param reachable false after a return, throw, break or continue in the same statement list
      *     (or under {@code if (false)}); code in functions counts as reachable
+     * @param typeofOperand whether it is the operand of {@code typeof} (which never throws for a
+     *     name that does not exist: a guard, not a use)
      */
     public record Reference(
             String name,
@@ -58,7 +62,8 @@ public record CodeAnalysis(
             boolean called,
             String argument,
             boolean dynamicArgument,
-            boolean reachable) {
+            boolean reachable,
+            boolean typeofOperand) {
         public Reference {
             Objects.requireNonNull(name, "name");
         }

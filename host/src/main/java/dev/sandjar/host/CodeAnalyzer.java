@@ -37,6 +37,7 @@ final class CodeAnalyzer implements AutoCloseable {
             List<Hoisted> imports,
             String hoisted,
             boolean hasExports,
+            CodeAnalysis.Position firstExport,
             List<CodeAnalysis.Position> dynamicImports,
             List<CodeAnalysis.Position> requireCalls,
             boolean withReferences,
@@ -49,6 +50,7 @@ final class CodeAnalyzer implements AutoCloseable {
                             .map(i -> new CodeAnalysis.Import(i.specifier(), i.line(), i.column()))
                             .toList(),
                     hasExports,
+                    firstExport,
                     dynamicImports,
                     requireCalls,
                     references);
@@ -197,6 +199,7 @@ final class CodeAnalyzer implements AutoCloseable {
                 List.of(),
                 "",
                 false,
+                null,
                 List.of(),
                 List.of(),
                 true,
@@ -227,6 +230,7 @@ final class CodeAnalyzer implements AutoCloseable {
                 imports,
                 n.get("hoisted").asText(),
                 n.get("hasExports").asBoolean(),
+                position(n.get("firstExport")),
                 positions(n.get("dynamicImports")),
                 positions(n.get("requires")),
                 withReferences,
@@ -250,9 +254,16 @@ final class CodeAnalyzer implements AutoCloseable {
                             r.path("called").asBoolean(false),
                             argument == null || argument.isNull() ? null : argument.asText(),
                             r.path("dynamicArgument").asBoolean(false),
-                            r.get("reachable").asBoolean()));
+                            r.get("reachable").asBoolean(),
+                            r.path("typeof").asBoolean(false)));
         }
         return out;
+    }
+
+    private static CodeAnalysis.Position position(JsonNode p) {
+        return p == null || p.isNull()
+                ? null
+                : new CodeAnalysis.Position(p.get("line").asInt(), p.get("column").asInt());
     }
 
     private static List<CodeAnalysis.Position> positions(JsonNode list) {

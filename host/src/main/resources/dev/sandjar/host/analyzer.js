@@ -2,7 +2,8 @@
 // The code is only data here: nothing of it runs. Evaluated after acorn.js; its completion value is
 // analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose, wantReferences) (the entry
 // wrappers of host/EntryModule.java), which returns JSON: either {syntaxError} or {script, imports,
-// hoisted, hasExports, dynamicImports, requires, references} (references only when wanted).
+// hoisted, hasExports, firstExport, dynamicImports, requires, references} (references only when
+// wanted).
 (() => {
   "use strict";
   const { stringify } = JSON;
@@ -74,8 +75,8 @@
 
   // The code's free references: every use of a name that no enclosing scope of the code declares
   // (a sandbox global, or a name that does not exist), with what the code does with it right
-  // there: the property it reads (`inputs.rows`, `stream.first`), whether it calls it, and the
-  // call's first argument when that is a string literal. Scopes follow the language: var and
+  // there: the property it reads (`inputs.rows`, `stream.first`), whether it calls it, the
+  // call's first argument when that is a string literal, and whether `typeof` asks about it. Scopes follow the language: var and
   // function declarations belong to their function, let/const/class to their block; a function
   // declared in a block counts for its function too (web-compatible hoisting). `reachable` is false
   // for statements after a return, throw, break or continue in the same list. Recursive; null
@@ -262,6 +263,10 @@
           if (n.computed) visit(n.key, scope);
           if (n.value) visit(n.value, scope);
           return;
+        case "UnaryExpression":
+          visit(n.argument, scope);
+          if (n.operator === "typeof" && byNode.has(n.argument)) byNode.get(n.argument).typeof = true;
+          return;
         case "LabeledStatement": visit(n.body, scope); return;
         case "BreakStatement": case "ContinueStatement": case "MetaProperty": case "ImportDeclaration":
           return;
@@ -408,6 +413,7 @@
     const ast = acorn.parse(code, options);
     const imports = [];
     let hasExports = false;
+    let firstExport = null;
     for (const node of ast.body) {
       if (node.type === "ImportDeclaration") {
         imports.push({ specifier: node.source.value, line: node.loc.start.line,
@@ -415,6 +421,7 @@
       } else if (node.type === "ExportNamedDeclaration" || node.type === "ExportDefaultDeclaration"
                  || node.type === "ExportAllDeclaration") {
         hasExports = true;
+        if (firstExport === null) firstExport = at(node);
         if (node.source) {
           // export ... from "x": a static dependency like an import
           imports.push({ specifier: node.source.value, line: node.loc.start.line,
@@ -423,7 +430,7 @@
       }
     }
     const calls = findCalls(ast);
-    return { script: false, imports, hoisted: "", hasExports,
+    return { script: false, imports, hoisted: "", hasExports, firstExport,
              dynamicImports: calls.dynamicImports, requires: calls.requires,
              references: referencesOf(ast, wanted, 0) };
   }

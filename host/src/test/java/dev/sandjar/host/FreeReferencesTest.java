@@ -96,6 +96,18 @@ class FreeReferencesTest {
     }
 
     @Test
+    void typeofMarksAGuardNotAUse() {
+        List<Reference> refs =
+                sandbox.analyze(
+                                "if (typeof fetch === 'function') return fetch('x'); return typeof"
+                                        + " 1")
+                        .freeReferences();
+        assertTrue(refs.get(0).typeofOperand());
+        assertFalse(refs.get(1).typeofOperand());
+        assertEquals(2, refs.size());
+    }
+
+    @Test
     void aModuleWithExportsAndAScriptBothReport() {
         assertEquals(List.of("helper"), free("export const v = helper();"));
         assertTrue(sandbox.analyze("return stream('a')").mentions("stream"));

@@ -137,11 +137,12 @@ public final class NodeValidator {
         }
         List<NodeDiagnostic> out = new ArrayList<>();
         if (a.hasExports()) {
+            CodeAnalysis.Position at = a.firstExport();
             out.add(
                     error(
                             NodeDiagnostic.TOP_LEVEL_EXPORT,
-                            0,
-                            0,
+                            at == null ? 0 : at.line(),
+                            at == null ? 0 : at.column(),
                             "the code has a top-level export, but a Code node body is a function"
                                     + " body, not a module: remove export and write outputs with"
                                     + " await emit(name, value) or await output(name, value)"));
@@ -262,6 +263,7 @@ public final class NodeValidator {
                 default -> {
                     if (!known.contains(r.name())
                             && !NODE_GLOBALS.contains(r.name())
+                            && !r.typeofOperand() // typeof of a missing name is a guard
                             && !requires.contains(
                                     new CodeAnalysis.Position(r.line(), r.column()))) {
                         out.add(undefinedName(r, known));
