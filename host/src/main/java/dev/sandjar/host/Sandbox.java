@@ -283,10 +283,24 @@ public final class Sandbox implements AutoCloseable {
 
     /**
      * Parses {@code code} the way a run would (the parser runs inside the sandbox's own analysis
-     * engine) and reports its imports, exports, syntax errors and free references, without running
-     * it. Parses are cached by code.
+     * engine) and reports its imports, exports and syntax errors, without running it. Parses are
+     * cached by code. {@link CodeAnalysis#freeReferences()} is null here: {@link
+     * #analyzeReferences} also walks the scopes.
      */
     public CodeAnalysis analyze(String code) {
+        return analyze(code, false);
+    }
+
+    /**
+     * {@link #analyze}, plus the free references: a scope walk over the same tree that finds every
+     * use of a name the code does not declare (what the Code node and its validator read). Costs
+     * more than the parse alone, so runs and pack discovery do without it.
+     */
+    public CodeAnalysis analyzeReferences(String code) {
+        return analyze(code, true);
+    }
+
+    private CodeAnalysis analyze(String code, boolean withReferences) {
         Objects.requireNonNull(code, "code");
         if (code.length() > ceilings.codeChars()) {
             throw new InvalidRequestException(
@@ -296,7 +310,7 @@ public final class Sandbox implements AutoCloseable {
                             + ceilings.codeChars());
         }
         try {
-            return analyzer.parse(code, true).toPublic();
+            return analyzer.parse(code, withReferences).toPublic();
         } catch (SandjarException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -26,7 +26,9 @@ class FreeReferencesTest {
     }
 
     private static List<String> free(String code) {
-        return sandbox.analyze(code).freeReferences().stream().map(Reference::name).toList();
+        return sandbox.analyzeReferences(code).freeReferences().stream()
+                .map(Reference::name)
+                .toList();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -62,7 +64,7 @@ class FreeReferencesTest {
     @Test
     void recordsWhatTheCodeDoesWithAName() {
         List<Reference> refs =
-                sandbox.analyze(
+                sandbox.analyzeReferences(
                                 "const kept = inputs.rows.filter((r) => r.score >"
                                         + " inputs['limit']);\n"
                                         + "await emit(\"row\", kept[0]);\n"
@@ -98,7 +100,7 @@ class FreeReferencesTest {
     @Test
     void typeofMarksAGuardNotAUse() {
         List<Reference> refs =
-                sandbox.analyze(
+                sandbox.analyzeReferences(
                                 "if (typeof fetch === 'function') return fetch('x'); return typeof"
                                         + " 1")
                         .freeReferences();
@@ -110,15 +112,17 @@ class FreeReferencesTest {
     @Test
     void aModuleWithExportsAndAScriptBothReport() {
         assertEquals(List.of("helper"), free("export const v = helper();"));
-        assertTrue(sandbox.analyze("return stream('a')").mentions("stream"));
-        assertFalse(sandbox.analyze("const stream = 1; return stream").mentions("stream"));
+        assertTrue(sandbox.analyzeReferences("return stream('a')").mentions("stream"));
+        assertFalse(
+                sandbox.analyzeReferences("const stream = 1; return stream").mentions("stream"));
     }
 
     @Test
     void unknownWhenTheCodeDoesNotParseOrNestsTooDeeply() {
-        assertNull(sandbox.analyze("return (").freeReferences());
+        assertNull(sandbox.analyzeReferences("return (").freeReferences());
+        assertNull(sandbox.analyze("return x").freeReferences(), "only when asked for");
         String deep = "return " + "[".repeat(3_000) + "x" + "]".repeat(3_000);
-        CodeAnalysis a = sandbox.analyze(deep);
+        CodeAnalysis a = sandbox.analyzeReferences(deep);
         if (a.syntaxError()
                 == null) { // the parser managed: the walk either did or said it could not
             assertTrue(a.freeReferences() == null || a.mentions("x"));

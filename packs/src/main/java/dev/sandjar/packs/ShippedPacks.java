@@ -5,9 +5,12 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.ClosedFileSystemException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystemAlreadyExistsException;
 import java.nio.file.FileSystems;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -24,6 +27,17 @@ final class ShippedPacks {
     private ShippedPacks() {}
 
     static synchronized Path root() {
+        if (root != null && !readable(root)) {
+            // A thread interrupted while it read the jar closes the zip file system's channel
+            // (an interruptible FileChannel), and every later read in this JVM would fail: the
+            // shipped packs would vanish. Open the jar again.
+            try {
+                root.getFileSystem().close();
+            } catch (IOException | UnsupportedOperationException ignored) {
+                // closing a broken file system: nothing more to do
+            }
+            root = null;
+        }
         if (root == null) {
             URL url = ShippedPacks.class.getResource(RESOURCE);
             if (url == null) {
@@ -50,5 +64,24 @@ final class ShippedPacks {
             }
         }
         return root;
+    }
+
+    /** Whether the packs' files can still be read: one manifest is read to tell. */
+    private static boolean readable(Path dir) {
+        if (dir.getFileSystem() == FileSystems.getDefault()) {
+            return true;
+        }
+        try (DirectoryStream<Path> packs = Files.newDirectoryStream(dir)) {
+            for (Path pack : packs) {
+                Path manifest = pack.resolve("package.json");
+                if (Files.isRegularFile(manifest)) {
+                    Files.readAllBytes(manifest);
+                    return true;
+                }
+            }
+            return true;
+        } catch (IOException | ClosedFileSystemException e) {
+            return false;
+        }
     }
 }

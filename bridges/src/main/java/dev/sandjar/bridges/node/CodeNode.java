@@ -104,7 +104,7 @@ public final class CodeNode {
         this.limits = b.limits;
         this.bridges = List.copyOf(b.bridges);
         this.modules = b.modules;
-        this.analysis = sandbox.analyze(code);
+        this.analysis = sandbox.analyzeReferences(code);
         this.streaming = analysis.mentions("stream");
         this.legacy =
                 analysis.freeReferences() != null

@@ -129,7 +129,7 @@ public final class NodeValidator {
     public List<NodeDiagnostic> validate(Sandbox sandbox, String code) {
         Objects.requireNonNull(sandbox, "sandbox");
         Objects.requireNonNull(code, "code");
-        CodeAnalysis a = sandbox.analyze(code);
+        CodeAnalysis a = sandbox.analyzeReferences(code);
         if (a.syntaxError() != null) {
             RunError e = a.syntaxError();
             return List.of(
