@@ -6,12 +6,15 @@ import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.SandboxRun;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -30,12 +33,21 @@ import java.util.stream.Stream;
  *
  * <p>usage: {@code Soak [RUNS] [SAMPLES]}: RUNS default 100,000, SAMPLES (intervals) default 20;
  * the first quarter of the intervals is warm-up. A sample out of bounds is taken again once after a
- * second, so a transient (a soft-referenced cache the GC kept, a GC's timing) is not a leak.
+ * second, so a transient (a soft-referenced cache the GC kept, a GC's timing) is not a leak. Before
+ * each sample every engine runs once more ({@link #settle}), so the pages an idle engine still
+ * holds from its last run do not read as growth; a heap sample out of bounds prints the classes
+ * that grew ({@code jcmd GC.class_histogram} against the warm-up's).
  *
  * <p>{@code runaway} loops inside one native engine call ({@code
  * Array.prototype.includes.call({length: 2 ** 53 - 1})}), which QuickJS's interrupt check never
  * reaches: the sandbox's watchdog interrupts it and the engine instance is replaced, so the mix
  * also shows that replacing engines leaves nothing behind.
+ *
+ * <p>Each sample also prints, without checking them: the process's resident set ({@code VmRSS}),
+ * the runs the watchdog stopped so far ({@link dev.sandjar.host.RunStats#watchdogFired()}, each of
+ * which replaced its engine instance), and the engine threads created so far (the highest {@code
+ * sandjar-engine-N}: every engine instance has its own thread, so this counts the pool's first
+ * instances, the analysis engine and every replacement, for whatever reason).
  */
 public final class Soak {
     /** Counts get this much absolute slack besides 5% (a JDK pool thread coming and going). */
@@ -136,10 +148,13 @@ public final class Soak {
                 "soak: %,d runs, %d samples of %,d runs, pool 2, 2 callers; mix: %s%n",
                 runs, samples, perSample, MIX.stream().map(Program::name).toList());
         System.out.println(
-                "sample   runs  runs/s  threads  heap-after-gc(MiB)  fds  engines  leaks  wrong");
+                "sample   runs  runs/s  threads  heap-after-gc(MiB)  rss(MiB)  fds  engines"
+                        + "  created  watchdog  leaks  wrong");
         AtomicLong wrong = new AtomicLong();
+        AtomicLong stoppedByWatchdog = new AtomicLong();
         AtomicLong next = new AtomicLong();
         long[] baseline = null;
+        Map<String, long[]> baselineHistogram = Map.of();
         List<String> violations = new ArrayList<>();
         ExecutorService callers = Executors.newFixedThreadPool(2);
         long t0 = System.nanoTime();
@@ -157,7 +172,8 @@ public final class Soak {
                                             if (!runOne(
                                                     sandbox,
                                                     MIX.get((int) (i % MIX.size())),
-                                                    input)) {
+                                                    input,
+                                                    stoppedByWatchdog)) {
                                                 wrong.incrementAndGet();
                                             }
                                         }
@@ -170,27 +186,36 @@ public final class Soak {
                 }
                 next.set(until);
                 double rate = perSample / ((System.nanoTime() - start) / 1e9);
+                settle(sandbox);
                 long[] m = measure();
                 if (baseline != null && drifted(m, baseline)) {
                     TimeUnit.SECONDS.sleep(1); // a transient (a soft cache, a GC's timing)?
                     m = measure();
                 }
                 System.out.printf(
-                        "%6d %7d %7.0f %8d %19.1f %4d %8d %6d %6d%n",
+                        "%6d %7d %7.0f %8d %19.1f %9.1f %4d %8d %8d %9d %6d %6d%n",
                         s,
                         until,
                         rate,
                         m[0],
                         m[1] / 1048576.0,
+                        m[4] / 1048576.0,
                         m[2],
                         m[3],
+                        m[5],
+                        stoppedByWatchdog.get(),
                         sandbox.leaks(),
                         wrong.get());
                 if (s == warmupSamples) {
                     baseline = m;
+                    baselineHistogram = histogram();
                 } else if (baseline != null) {
                     check(s, "threads", m[0], baseline[0], COUNT_SLACK, violations);
+                    int before = violations.size();
                     check(s, "heap", m[1], baseline[1], HEAP_SLACK, violations);
+                    if (violations.size() > before) {
+                        printGrowth(baselineHistogram, histogram());
+                    }
                     check(s, "fds", m[2], baseline[2], COUNT_SLACK, violations);
                     check(s, "engines", m[3], baseline[3], 0, violations);
                 }
@@ -213,7 +238,8 @@ public final class Soak {
     }
 
     /** Runs one program; true when its outcome is the expected one. */
-    private static boolean runOne(Sandbox sandbox, Program p, Map<String, Object> input)
+    private static boolean runOne(
+            Sandbox sandbox, Program p, Map<String, Object> input, AtomicLong stoppedByWatchdog)
             throws InterruptedException {
         RunRequest.Builder b = RunRequest.builder(p.code()).limits(p.limits());
         if (p.name().equals("json")) {
@@ -228,11 +254,36 @@ public final class Soak {
         } else {
             r = sandbox.run(b.build());
         }
+        if (r.stats() != null && r.stats().watchdogFired()) {
+            stoppedByWatchdog.incrementAndGet();
+        }
         boolean ok = p.expect() == null ? r.isOk() : !r.isOk() && r.error().kind() == p.expect();
         if (!ok) {
             System.out.println("  unexpected outcome of " + p.name() + ": " + r);
         }
         return ok;
+    }
+
+    /**
+     * One busy run on each engine of the pool, side by side, before a sample. An idle engine keeps
+     * the pages its last run wrote until its next run's restore gives them back: a slice whose last
+     * run on an engine was the allocation bomb would otherwise read 12 MiB more heap, which is not
+     * growth (the run count per slice decides which slices end so: with 500 runs a slice, the 6th
+     * and the 19th).
+     */
+    private static void settle(Sandbox sandbox) {
+        // Long enough (tens of ms) that each run holds its engine while the next is admitted.
+        String busy = "let x = 0; for (let i = 0; i < 3000000; i++) x += i % 7; return x";
+        List<SandboxRun> runs = new ArrayList<>();
+        for (int i = 0; i < sandbox.poolSize(); i++) {
+            runs.add(sandbox.submit(RunRequest.builder(busy).build()));
+        }
+        for (SandboxRun run : runs) {
+            RunResult r = run.result().join();
+            if (!r.isOk()) {
+                throw new IllegalStateException("a settling run failed: " + r);
+            }
+        }
     }
 
     private static boolean drifted(long[] m, long[] base) {
@@ -263,7 +314,10 @@ public final class Soak {
         }
     }
 
-    /** Live threads, heap used after GC (bytes), open file descriptors, engine threads. */
+    /**
+     * Live threads, heap used after GC (bytes), open file descriptors, engine threads, resident set
+     * (bytes, -1 where {@code /proc} has none), engine threads created so far.
+     */
     private static long[] measure() throws IOException, InterruptedException {
         for (int i = 0; i < 3; i++) {
             System.gc();
@@ -274,12 +328,99 @@ public final class Soak {
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             fds = s.count();
         }
-        long engines =
+        List<String> engineThreads =
                 Thread.getAllStackTraces().keySet().stream()
-                        .filter(t -> t.getName().startsWith("sandjar-engine-"))
-                        .count();
+                        .map(Thread::getName)
+                        .filter(n -> n.startsWith("sandjar-engine-"))
+                        .toList();
+        long created =
+                engineThreads.stream()
+                        .mapToLong(n -> Long.parseLong(n.substring("sandjar-engine-".length())))
+                        .max()
+                        .orElse(0);
         return new long[] {
-            ManagementFactory.getThreadMXBean().getThreadCount(), heap, fds, engines
+            ManagementFactory.getThreadMXBean().getThreadCount(),
+            heap,
+            fds,
+            engineThreads.size(),
+            rss(),
+            created
         };
+    }
+
+    /**
+     * Live objects by class name: {instances, bytes}, from {@code jcmd PID GC.class_histogram}
+     * (which collects first); empty when jcmd cannot run.
+     */
+    private static Map<String, long[]> histogram() throws InterruptedException {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        Map<String, long[]> out = new HashMap<>();
+        try {
+            Process p =
+                    new ProcessBuilder(
+                                    jcmd.toString(),
+                                    Long.toString(ProcessHandle.current().pid()),
+                                    "GC.class_histogram")
+                            .redirectErrorStream(true)
+                            .start();
+            try (BufferedReader r = p.inputReader()) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length >= 4 && f[0].endsWith(":")) {
+                        out.put(f[3], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+                    }
+                }
+            }
+            p.waitFor(1, TimeUnit.MINUTES);
+        } catch (IOException | NumberFormatException e) {
+            System.out.println("  (no class histogram: " + e + ")");
+        }
+        return out;
+    }
+
+    /**
+     * The ten classes whose live bytes grew most since the warm-up's histogram, and Sandjar's
+     * classes whose instance count changed.
+     */
+    private static void printGrowth(Map<String, long[]> base, Map<String, long[]> now) {
+        long[] none = {0, 0};
+        now.entrySet().stream()
+                .sorted(
+                        Comparator.comparingLong(
+                                (Map.Entry<String, long[]> e) ->
+                                        base.getOrDefault(e.getKey(), none)[1] - e.getValue()[1]))
+                .limit(10)
+                .forEach(
+                        e -> {
+                            long[] b = base.getOrDefault(e.getKey(), none);
+                            System.out.printf(
+                                    "  heap grew: %+.1f MiB %s (%,d -> %,d instances)%n",
+                                    (e.getValue()[1] - b[1]) / 1048576.0,
+                                    e.getKey(),
+                                    b[0],
+                                    e.getValue()[0]);
+                        });
+        now.forEach(
+                (name, n) -> {
+                    long[] b = base.getOrDefault(name, none);
+                    if (name.startsWith("dev.sandjar.") && b[0] != n[0]) {
+                        System.out.printf("  instances: %s %,d -> %,d%n", name, b[0], n[0]);
+                    }
+                });
+    }
+
+    /** The process's resident set in bytes ({@code VmRSS}), or -1 where {@code /proc} has none. */
+    private static long rss() throws IOException {
+        Path status = Path.of("/proc/self/status");
+        if (!Files.isReadable(status)) {
+            return -1;
+        }
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return -1;
     }
 }
