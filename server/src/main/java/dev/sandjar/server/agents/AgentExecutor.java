@@ -280,7 +280,13 @@ public final class AgentExecutor {
             b.operation(
                     Operation.builder(tool.name())
                             .param(Param.any("args").optional())
-                            .handler(call -> invoke(tool, call.arg(0), call.session(), action))
+                            .handler(
+                                    call ->
+                                            invoke(
+                                                    tool,
+                                                    call.arg(0) == null ? Map.of() : call.arg(0),
+                                                    call.session(),
+                                                    action))
                             .build());
         }
         return b.build();

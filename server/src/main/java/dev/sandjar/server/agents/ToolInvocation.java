@@ -26,7 +26,7 @@ public final class ToolInvocation {
         return tool;
     }
 
-    /** The arguments as the guest passed them ({@code null} when it passed none). */
+    /** The arguments as the guest passed them (an empty map when it passed none). */
     public Object arguments() {
         return arguments;
     }

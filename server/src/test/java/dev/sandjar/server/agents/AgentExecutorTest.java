@@ -162,7 +162,7 @@ class AgentExecutorTest {
                                         + "const out = [];\n"
                                         + "try { await web_search({q: 'x'}); } catch (e) {"
                                         + " out.push(e.code + ': ' + e.message); }\n"
-                                        + "try { await fetch_page({}); } catch (e) {"
+                                        + "try { await fetch_page(); } catch (e) {"
                                         + " out.push(e.code + ': ' + e.message); }\n"
                                         + "return out;");
         assertTrue(r.ran(), () -> String.valueOf(r.error()));
