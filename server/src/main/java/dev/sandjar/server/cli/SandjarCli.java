@@ -68,6 +68,7 @@ public final class SandjarCli {
                     ServeCommand.USAGE,
                     NodeCommand.USAGE,
                     ValidateCommand.USAGE,
+                    ActCommand.USAGE,
                     "run options (node takes them too, but --global):",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -115,6 +116,9 @@ public final class SandjarCli {
             }
             if (args.length > 0 && args[0].equals("validate")) {
                 return ValidateCommand.run(args, out, err);
+            }
+            if (args.length > 0 && args[0].equals("act")) {
+                return ActCommand.run(args, out, err);
             }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);

@@ -1,0 +1,234 @@
+package dev.sandjar.server.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(60)
+class ActCommandTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static HttpServer server;
+    private static final List<String> bodies = new CopyOnWriteArrayList<>();
+
+    @TempDir Path dir;
+
+    @BeforeAll
+    static void start() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext(
+                "/add",
+                ex -> {
+                    String body =
+                            new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                    bodies.add(body);
+                    JsonNode args = JSON.readTree(body);
+                    byte[] out =
+                            ("{\"sum\":" + (args.get("a").asLong() + args.get("b").asLong()) + "}")
+                                    .getBytes(StandardCharsets.UTF_8);
+                    ex.getResponseHeaders().add("Content-Type", "application/json");
+                    ex.sendResponseHeaders(200, out.length);
+                    ex.getResponseBody().write(out);
+                    ex.close();
+                });
+        server.createContext(
+                "/broken",
+                ex -> {
+                    byte[] out = "{\"error\":\"out of paper\"}".getBytes(StandardCharsets.UTF_8);
+                    ex.sendResponseHeaders(200, out.length);
+                    ex.getResponseBody().write(out);
+                    ex.close();
+                });
+        server.createContext(
+                "/down",
+                ex -> {
+                    ex.sendResponseHeaders(503, -1);
+                    ex.close();
+                });
+        server.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.stop(0);
+    }
+
+    private Path tools() throws IOException {
+        String base = "http://127.0.0.1:" + server.getAddress().getPort();
+        String add =
+                "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+                        + "\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"]}";
+        return write(
+                "TOOLS.json",
+                "{\"tools\":["
+                        + "{\"namespace\":\"math\",\"name\":\"add\",\"description\":\"Adds\","
+                        + "\"parameters\":"
+                        + add
+                        + ",\"http\":\""
+                        + base
+                        + "/add\"},"
+                        + "{\"namespace\":\"math\",\"name\":\"broken\",\"http\":\""
+                        + base
+                        + "/broken\"},"
+                        + "{\"namespace\":\"math\",\"name\":\"down\",\"http\":\""
+                        + base
+                        + "/down\"}]}");
+    }
+
+    private Path write(String name, String text) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        return p;
+    }
+
+    private record Outcome(int code, String out, String err) {
+        JsonNode json() throws IOException {
+            return JSON.readTree(out);
+        }
+    }
+
+    private static Outcome act(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] all = new String[args.length + 1];
+        all[0] = "act";
+        System.arraycopy(args, 0, all, 1, args.length);
+        int code =
+                SandjarCli.run(
+                        all,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Outcome(
+                code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anActionCallsHttpToolsAndFinishes() throws IOException {
+        Path action =
+                write(
+                        "a.js",
+                        "import { add, broken, down } from \"@sandjar/tools/math\";\n"
+                                + "const { sum } = await add({a: 2, b: 3});\n"
+                                + "const errs = [];\n"
+                                + "try { await broken({}); } catch (e) { errs.push(e.code); }\n"
+                                + "try { await down({}); } catch (e) { errs.push(e.code); }\n"
+                                + "console.log('sum', sum);\n"
+                                + "finish({sum, errs});");
+        Path schema =
+                write(
+                        "s.json",
+                        "{\"type\":\"object\",\"required\":[\"sum\"],"
+                                + "\"properties\":{\"sum\":{\"type\":\"integer\"}}}");
+        Outcome o =
+                act(
+                        action.toString(),
+                        "--tools",
+                        tools().toString(),
+                        "--finish-schema",
+                        schema.toString());
+        assertEquals(0, o.code(), o.err() + o.out());
+        assertEquals(1, o.out().strip().lines().count(), o.out());
+        JsonNode j = o.json();
+        assertEquals(
+                List.of("finished", "result", "toolCalls", "logs", "error"),
+                iterate(j.fieldNames()));
+        assertTrue(j.get("finished").asBoolean());
+        assertEquals(5, j.get("result").get("sum").asInt());
+        assertEquals("[\"TOOL_ERROR\",\"HTTP_STATUS\"]", j.get("result").get("errs").toString());
+        assertEquals(3, j.get("toolCalls").size());
+        JsonNode first = j.get("toolCalls").get(0);
+        assertEquals("call_1", first.get("id").asText());
+        assertEquals("math/add", first.get("name").asText());
+        assertTrue(first.get("ok").asBoolean());
+        assertEquals("{\"a\":2,\"b\":3}", first.get("arguments").toString());
+        assertEquals("sum 5", j.get("logs").get(0).get("message").asText());
+        assertTrue(j.get("error").isNull());
+        assertTrue(bodies.contains("{\"a\":2,\"b\":3}"), bodies.toString());
+    }
+
+    @Test
+    void schemaRefusalNeverReachesTheServer() throws IOException {
+        int before = bodies.size();
+        Path action =
+                write(
+                        "a.js",
+                        "import { add } from \"@sandjar/tools/math\";\n"
+                            + "try { await add({a: 'x', b: 1}); } catch (e) { return e.code; }");
+        Outcome o = act(action.toString(), "--tools", tools().toString());
+        assertEquals(0, o.code(), o.err());
+        JsonNode j = o.json();
+        assertEquals(false, j.get("finished").asBoolean());
+        assertEquals(
+                "INVALID_ARGUMENTS", j.get("toolCalls").get(0).get("error").get("code").asText());
+        assertEquals(before, bodies.size());
+    }
+
+    @Test
+    void aFailedActionExitsTwoWithTheError() throws IOException {
+        Path action = write("a.js", "throw new Error('nope');");
+        Outcome o = act(action.toString(), "--tools", tools().toString());
+        assertEquals(2, o.code(), o.err());
+        JsonNode j = o.json();
+        assertEquals("EXCEPTION", j.get("error").get("kind").asText());
+        assertEquals("nope", j.get("error").get("message").asText());
+    }
+
+    @Test
+    void anOffAllowlistImportIsRefusedAndAnAllowedOneRuns() throws IOException {
+        Path action = write("a.js", "import diff from \"@sandjar/diff\";\nreturn typeof diff;");
+        Outcome refused = act(action.toString(), "--tools", tools().toString());
+        assertEquals(2, refused.code(), refused.err());
+        JsonNode e = refused.json().get("error");
+        assertEquals("IMPORT", e.get("kind").asText());
+        assertTrue(e.get("message").asText().contains("not allowed"), e.toString());
+
+        Outcome allowed =
+                act(
+                        action.toString(),
+                        "--tools",
+                        tools().toString(),
+                        "--allow-pack",
+                        "@sandjar/diff");
+        assertEquals(0, allowed.code(), allowed.err() + allowed.out());
+        assertTrue(allowed.json().get("error").isNull());
+    }
+
+    @Test
+    void usageErrorsExitOne() throws IOException {
+        Path action = write("a.js", "return 1;");
+        assertEquals(1, act(action.toString()).code());
+        assertEquals(
+                1,
+                act(action.toString(), "--tools", tools().toString(), "--max-tool-calls", "0")
+                        .code());
+        Path remote =
+                write(
+                        "remote.json",
+                        "{\"tools\":[{\"namespace\":\"web\",\"name\":\"x\",\"http\":\"http://example.com/x\"}]}");
+        Outcome o = act(action.toString(), "--tools", remote.toString());
+        assertEquals(1, o.code());
+        assertTrue(o.err().contains("allowRemote"), o.err());
+    }
+
+    private static List<String> iterate(java.util.Iterator<String> it) {
+        List<String> out = new java.util.ArrayList<>();
+        it.forEachRemaining(out::add);
+        return out;
+    }
+}
