@@ -22,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
@@ -172,19 +173,13 @@ final class NodeCommand {
             if (options.emitQueue != null) {
                 node.emitQueue(options.emitQueue);
             }
-            if (code.contains("import")) { // else no module can be needed: skip the catalog
-                CatalogResolution modules =
-                        SandjarCli.catalog(sandbox, options.run.packs).resolveBody(code);
-                for (CatalogResolution.Problem w : modules.warnings()) {
-                    err.println("warning: " + w);
-                }
-                if (!modules.isOk()) {
-                    for (CatalogResolution.Problem e : modules.errors()) {
-                        err.println("error: import: " + e);
-                    }
+            Optional<CatalogResolution> modules =
+                    SandjarCli.resolveImports(sandbox, options.run.packs, code, err);
+            if (modules.isPresent()) {
+                if (!modules.get().isOk()) {
                     return 2;
                 }
-                node.modules(modules.moduleResolution());
+                node.modules(modules.get().moduleResolution());
             }
             NodeInvocation.Builder invocation = NodeInvocation.builder();
             options.inputs.forEach(invocation::input);

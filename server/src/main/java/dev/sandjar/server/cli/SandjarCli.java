@@ -153,18 +153,12 @@ public final class SandjarCli {
                                                                     ? ""
                                                                     : " " + p.message())));
             RunRequest.Builder request = RunRequest.builder(code);
-            if (code.contains("import")) { // else no module can be needed: skip the catalog
-                CatalogResolution modules = catalog(sandbox, options.packs).resolveBody(code);
-                for (CatalogResolution.Problem w : modules.warnings()) {
-                    err.println("warning: " + w);
-                }
-                if (!modules.isOk()) {
-                    for (CatalogResolution.Problem e : modules.errors()) {
-                        err.println("error: import: " + e);
-                    }
+            Optional<CatalogResolution> modules = resolveImports(sandbox, options.packs, code, err);
+            if (modules.isPresent()) {
+                if (!modules.get().isOk()) {
                     return 2;
                 }
-                request.modules(modules.moduleResolution());
+                request.modules(modules.get().moduleResolution());
             }
             request.globals(options.globals);
             request.filename(options.file.getFileName().toString())
@@ -210,6 +204,25 @@ public final class SandjarCli {
 
     static FetchConfig fetchConfig(Options options) {
         return FetchConfig.builder().withAllowPrivateNetwork(options.allowPrivateNetwork).build();
+    }
+
+    /**
+     * The code's imports resolved against the catalog, its warnings and errors printed on {@code
+     * err}; empty when the code cannot import anything (then no catalog is read).
+     */
+    static Optional<CatalogResolution> resolveImports(
+            Sandbox sandbox, List<PackPath> packs, String code, PrintStream err) {
+        if (!code.contains("import")) {
+            return Optional.empty();
+        }
+        CatalogResolution modules = catalog(sandbox, packs).resolveBody(code);
+        for (CatalogResolution.Problem w : modules.warnings()) {
+            err.println("warning: " + w);
+        }
+        for (CatalogResolution.Problem e : modules.errors()) {
+            err.println("error: import: " + e);
+        }
+        return Optional.of(modules);
     }
 
     static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
