@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
-#   bench/run.sh quick   # one fork per system, short iterations: about 7 minutes on 2 cores
-#   bench/run.sh full    # three forks per system, longer iterations: about 45 minutes (44 measured)
-#   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 1.5 minutes
+#   bench/run.sh quick   # one fork per system, short iterations: about 10 minutes on 2 cores
+#   bench/run.sh full    # three forks per system, longer iterations: about 50 minutes
+#   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 2 minutes
 #
 # A fork is one JVM per system: a shared warm-up over every workload, then all of that system's
 # JMH benchmarks in process (BenchMode.java has each mode's settings, the report's header says
 # what ran and how long each step took).
+#
+# One step checks the command line: fib(25) in a loop through ./sandjar run and through the
+# library in a new JVM (60 s each in quick mode, 90 s in full; bench/cli-speed.sh runs it alone).
+# The report is written either way; then the harness exits 1 with a FAIL line when the command
+# line's steady state is over 1.5x the library's (not in smoke mode) or the check could not run.
 #
 # BENCH_JAVA picks the java that runs the harness, every fork and every probe (default: the one
 # on PATH, or JAVA_HOME's); Maven builds with its own JDK (17 or 25 both work). BENCH_OUT

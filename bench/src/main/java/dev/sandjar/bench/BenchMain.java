@@ -56,6 +56,13 @@ public final class BenchMain {
 
     private final Map<String, String> broken = new LinkedHashMap<>();
     private final Map<String, Double> sandjarPhases = new LinkedHashMap<>();
+
+    /** {@link CliSpeed}'s numbers, empty when it did not run. */
+    private final Map<String, Double> cliSpeed = new LinkedHashMap<>();
+
+    /** Why the command line's speed check failed, or null. */
+    private String cliFailure;
+
     private String graalImplementation = "n/a";
     private String loadBefore = "?";
     private String loadAfter = "?";
@@ -99,6 +106,10 @@ public final class BenchMain {
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, md, StandardCharsets.UTF_8);
         System.out.println("wrote " + out);
+        if (main.cliFailure != null) {
+            System.err.println(main.cliFailure);
+            System.exit(1);
+        }
     }
 
     /** Everything the report is made of, so {@code render} can remake it without a rerun. */
@@ -117,6 +128,7 @@ public final class BenchMain {
         m.put("unsupported", unsupported);
         m.put("broken", broken);
         m.put("sandjarPhases", sandjarPhases);
+        m.put("cliSpeed", cliSpeed);
         m.put("perFork", perFork);
         m.put("durations", durations);
         Files.writeString(file, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(m));
@@ -156,6 +168,8 @@ public final class BenchMain {
                                                                         .toList())));
         ((Map<String, Number>) m.getOrDefault("durations", Map.of()))
                 .forEach((k, v) -> b.durations.put(k, v.doubleValue()));
+        ((Map<String, Number>) m.getOrDefault("cliSpeed", Map.of()))
+                .forEach((k, v) -> b.cliSpeed.put(k, v.doubleValue()));
         Files.writeString(
                 out, b.report(Instant.parse((String) m.get("started"))), StandardCharsets.UTF_8);
         System.out.println("wrote " + out);
@@ -193,6 +207,7 @@ public final class BenchMain {
         readSetupSamples(samples);
         step("Node: the same wasm on V8", this::node);
         step("cold starts", this::coldStarts);
+        step("command line against the library", this::cliSpeed);
         step("memory", this::memory);
     }
 
@@ -445,6 +460,32 @@ public final class BenchMain {
             }
         }
         firstResult.forEach((s, v) -> put("cold", s, medianOf(v)));
+    }
+
+    /**
+     * {@link CliSpeed}: fib(25) in a loop through {@code ./sandjar run} and through the library in
+     * a new JVM. The report is written either way; then the harness exits 1 when the command line's
+     * steady state is over {@link CliSpeed#LIMIT} times the library's (not in smoke mode, whose
+     * loop is too short for C2), or when the check could not run.
+     */
+    private void cliSpeed() {
+        CliSpeed.Result r;
+        try {
+            r = CliSpeed.measure(Path.of("."), mode.cliSeconds(), work);
+        } catch (Exception e) {
+            cliFailure = "FAIL: the command line's speed check could not run: " + e;
+            notes.add(cliFailure);
+            return;
+        }
+        cliSpeed.putAll(r.numbers());
+        if (r.cli().archive() == null) {
+            notes.add(
+                    "The command line ran without its CDS archive (./sandjar could not make one):"
+                            + " the speed check did not cover the archive.");
+        }
+        if (!r.ok() && mode != BenchMode.SMOKE) {
+            cliFailure = r.failure();
+        }
     }
 
     private void memory() throws IOException, InterruptedException {
@@ -736,6 +777,31 @@ public final class BenchMain {
         r.line("");
         r.memoryTable();
         r.line("");
+        r.line(
+                "## The command line against the library: fib(25) in a loop for "
+                        + mode.cliSeconds()
+                        + " s");
+        r.line("");
+        r.line(
+                "One guest program through `./sandjar run` (its flags and CDS archive, as a user"
+                        + " gets them), then through `Sandbox.run` in a new JVM with the fork flags"
+                        + " above. Steady state: the lowest median of "
+                        + CliSpeed.WINDOW
+                        + " calls in a row (C2's code can arrive late in a busy JVM); the last"
+                        + " quarter's median is beside it. Time to speed: from the process's launch"
+                        + " to the first of three calls in a row within 1.5x of the steady state."
+                        + " The harness exits 1 when the"
+                        + " command line's steady state is over "
+                        + CliSpeed.LIMIT
+                        + "x the library's"
+                        + (mode == BenchMode.SMOKE ? " (not in smoke mode)." : "."));
+        r.line("");
+        if (cliSpeed.isEmpty()) {
+            r.line("Not measured" + (cliFailure == null ? "." : ": " + cliFailure));
+        } else {
+            r.line(CliSpeed.table(cliSpeed).trim());
+        }
+        r.line("");
         r.line("## Against the targets");
         r.line("");
         r.targets();
@@ -921,6 +987,12 @@ public final class BenchMain {
                 target("fib(25) faster than Rhino", fib / rhino, 1.0, true, "x of Rhino");
             }
             target("5,000-row round trip < 15 ms", get("rows", "sandjar"), 15, true, " ms");
+            target(
+                    "command line's steady fib(25) within " + CliSpeed.LIMIT + "x of the library's",
+                    cliSpeed.get("ratio"),
+                    CliSpeed.LIMIT,
+                    true,
+                    "x");
         }
 
         private void target(String what, Double v, double bound, boolean atMost, String unit) {

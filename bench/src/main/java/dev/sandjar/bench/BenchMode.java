@@ -7,7 +7,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * How long {@code bench/run.sh} measures. Every JMH fork is one JVM per system that first runs
  * every workload round robin for {@link #sharedWarmup} (Sandjar's AOT-compiled wasm is thousands of
  * large JVM methods, and C2 needs tens of seconds to compile the hot ones), then runs all of that
- * system's benchmarks in process, each with a short warm-up of its own.
+ * system's benchmarks in process, each with a short warm-up of its own. {@link #cliSeconds} is how
+ * long each side of the command line's speed check ({@link CliSpeed}) runs its fib(25) loop: long
+ * enough for C2's code for the interpreter loop to arrive on a busy 2-core machine (10-45 s).
  */
 record BenchMode(
         String name,
@@ -20,7 +22,8 @@ record BenchMode(
         int coldRuns,
         int nodeWarmupMs,
         int nodeMeasureMs,
-        int busySeconds) {
+        int busySeconds,
+        int cliSeconds) {
 
     static final BenchMode QUICK =
             new BenchMode(
@@ -34,7 +37,8 @@ record BenchMode(
                     3,
                     500,
                     1_500,
-                    2);
+                    2,
+                    60);
 
     static final BenchMode FULL =
             new BenchMode(
@@ -48,7 +52,8 @@ record BenchMode(
                     20,
                     5_000,
                     10_000,
-                    5);
+                    5,
+                    90);
 
     /**
      * Checks the harness end to end in a couple of minutes: tiny workloads, numbers meaningless.
@@ -65,7 +70,8 @@ record BenchMode(
                     1,
                     100,
                     200,
-                    1);
+                    1,
+                    10);
 
     static BenchMode of(String name) {
         return switch (name) {
