@@ -201,24 +201,16 @@ final class NodeCommand {
     private static int execute(
             CodeNode node, NodeInvocation invocation, PrintStream out, PrintStream err) {
         NodeExecution execution = node.start(invocation);
-        Thread cancelOnExit = new Thread(execution::cancel, "sandjar-cancel");
-        Runtime.getRuntime().addShutdownHook(cancelOnExit);
         NodeResult result;
         try {
-            result = execution.result().get();
-        } catch (ExecutionException e) {
+            result = SandjarCli.awaitCancellingOnExit(execution.result(), execution::cancel);
+        } catch (ExecutionException e) { // a node's result never fails; kept for the contract
             err.println("error: internal: " + e.getCause());
             return 2;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("error: cancelled: interrupted");
             return 2;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: the execution was cancelled
-            }
         }
         for (String w : result.warnings()) {
             err.println("warning: " + w);

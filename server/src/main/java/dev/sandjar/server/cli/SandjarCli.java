@@ -225,6 +225,22 @@ public final class SandjarCli {
         return Optional.of(modules);
     }
 
+    /** Waits for {@code result}; Ctrl-C (the JVM shutting down) meanwhile calls {@code cancel}. */
+    static <T> T awaitCancellingOnExit(java.util.concurrent.Future<T> result, Runnable cancel)
+            throws ExecutionException, InterruptedException {
+        Thread cancelOnExit = new Thread(cancel, "sandjar-cancel");
+        Runtime.getRuntime().addShutdownHook(cancelOnExit);
+        try {
+            return result.get();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: the work was cancelled
+            }
+        }
+    }
+
     static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
         ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
         packs.forEach(p -> b.searchPath(p.dir(), p.trust()));
@@ -244,11 +260,9 @@ public final class SandjarCli {
     private static int execute(
             Sandbox sandbox, RunRequest request, boolean stats, PrintStream out, PrintStream err) {
         SandboxRun run = sandbox.submit(request);
-        Thread cancelOnExit = new Thread(run::cancel, "sandjar-cancel");
-        Runtime.getRuntime().addShutdownHook(cancelOnExit);
         RunResult result;
         try {
-            result = run.result().get();
+            result = awaitCancellingOnExit(run.result(), run::cancel);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof InvalidRequestException bad) {
                 err.println("error: usage: " + bad.getMessage());
@@ -260,12 +274,6 @@ public final class SandjarCli {
             Thread.currentThread().interrupt();
             err.println("error: cancelled: interrupted");
             return 2;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(cancelOnExit);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is running: the run was cancelled
-            }
         }
         if (stats) {
             err.println("stats: " + result.stats().summary());
