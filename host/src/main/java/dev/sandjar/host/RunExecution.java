@@ -50,6 +50,7 @@ final class RunExecution {
     private final EventLoop loop;
     private final RunStatsRecorder stats;
     private final RunModuleLoader loader;
+    private final SessionCall sessionCall; // null unless the run is a session's call
     private volatile boolean started;
     private volatile Watchdog.Watch watch; // from execute until the run returns from the guest
     private boolean leaked;
@@ -83,8 +84,10 @@ final class RunExecution {
             String runId,
             Transport.Encoded globals,
             byte[] binaryGlobals,
-            CompletableFuture<RunResult> result) {
+            CompletableFuture<RunResult> result,
+            SessionCall sessionCall) {
         this.sandbox = sandbox;
+        this.sessionCall = sessionCall;
         this.request = request;
         this.limits = limits;
         this.runId = runId;
@@ -145,7 +148,7 @@ final class RunExecution {
         RunResult r;
         try {
             r = budget.cancelRequested() ? cancelledResult() : runOnEngine();
-        } catch (InvalidRequestException e) {
+        } catch (InvalidRequestException | SessionException e) {
             watch.close();
             end();
             result.completeExceptionally(e);
@@ -163,6 +166,9 @@ final class RunExecution {
             r = failure(budget.error());
         }
         end();
+        if (sessionCall != null) {
+            r = keepSessionState(r, interrupted);
+        }
         RunResult done = r;
         CompletableFuture<Void> held = session.heldBy();
         if (held == null) {
@@ -187,6 +193,46 @@ final class RunExecution {
                 completeWhenDelivered(held, done);
             }
         }
+    }
+
+    /**
+     * A session call's end: the engine's state becomes the session's when the engine is consistent
+     * (the guest ran to a result or an error QuickJS unwound from: a throw, a timeout at an
+     * interrupt check, out of memory); otherwise the session keeps its state from before the call
+     * and the result says so.
+     */
+    private RunResult keepSessionState(RunResult r, boolean interrupted) {
+        String lost = null;
+        if (template == null) {
+            return r; // the call never reached the engine's state: nothing changed
+        } else if (interrupted) {
+            lost = "the engine was stopped inside native code";
+        } else if (engine.isBroken()) {
+            lost = "the engine failed";
+        } else if (leaked) {
+            lost = "the call left engine objects open";
+        } else {
+            try {
+                sessionCall.after = engine.captureImage(template.snapshot);
+                return r;
+            } catch (RuntimeException e) {
+                lost = "its state could not be taken (" + e.getMessage() + ")";
+            }
+        }
+        sessionCall.lost = lost;
+        String note = lost + "; the session was reset to its state before this call";
+        RunError e = r.error();
+        RunError noted =
+                e == null
+                        ? RunError.of(RunError.Kind.INTERNAL, "SessionReset", note)
+                        : new RunError(
+                                e.kind(),
+                                e.name(),
+                                e.message() + " (" + note + ")",
+                                e.stack(),
+                                e.line(),
+                                e.column());
+        return failure(noted);
     }
 
     /**
@@ -223,27 +269,40 @@ final class RunExecution {
 
     private RunResult runOnEngine() {
         long t0 = System.nanoTime();
-        EntryModule.Built entry =
-                EntryModule.build(request.code(), () -> sandbox.analyzer().parse(request.code()));
+        EntryModule.Built entry = null;
+        SessionEntry.Built sessionEntry = null;
+        if (sessionCall != null) {
+            CodeAnalyzer.SessionPlan plan = sandbox.analyzer().sessionPlan(request.code());
+            if (plan.syntaxError() != null) {
+                return failure(plan.syntaxError());
+            }
+            sessionEntry = SessionEntry.build(plan, sessionCall.known);
+        } else {
+            entry =
+                    EntryModule.build(
+                            request.code(), () -> sandbox.analyzer().parse(request.code()));
+        }
         stats.phases().analysisNanos = System.nanoTime() - t0;
-        if (entry.syntaxError() != null) {
+        if (entry != null && entry.syntaxError() != null) {
             return failure(entry.syntaxError());
         }
         int userLines =
-                entry.wrapped()
+                entry == null || entry.wrapped()
                         ? request.code().split("\r\n|\r|\n|\u2028|\u2029", -1).length
                         : Integer.MAX_VALUE;
         errors =
                 new ErrorClassifier(
                         request.filename(),
-                        entry.line1Shift(),
+                        entry != null ? entry.line1Shift() : sessionEntry.line1Shift(),
                         userLines,
                         limits.heapBytes(),
                         limits.stackBytes());
         try {
             RunSetup setup = new RunSetup(sandbox, limits, budget, stats.phases());
             bridges.addAll(request.bridges());
-            template = setup.restore(engine, this, bridges);
+            template =
+                    setup.restore(
+                            engine, this, bridges, sessionCall == null ? null : sessionCall.before);
             refusedGrowthsAtStart = engine.refusedGrowths();
             values =
                     new ValueTransfer(
@@ -254,9 +313,12 @@ final class RunExecution {
             dispatcher =
                     new BridgeDispatcher(template.context, bridges, session, budget, values, loop);
             loader.attach(template, values);
+            if (sessionCall != null) {
+                setup.removeGlobals(template, this, sessionCall.previousGlobals);
+            }
             setup.defineGlobals(template, values, this, globals, binaryGlobals);
             stats.guestStarts();
-            return evaluate(entry);
+            return sessionEntry != null ? evaluateSession(sessionEntry) : evaluate(entry);
         } catch (JsMemoryException e) {
             return failure(
                     RunError.of(
@@ -311,6 +373,61 @@ final class RunExecution {
         ValueTransfer.Encoded out;
         try (JsValue settled = settle(evaluated);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
+            backFromGuest();
+            out = values.encode(v, "result", request.truncateOutput());
+        }
+        Map<String, Object> synced = values.syncGlobals(request);
+        return new RunResult(
+                runId,
+                out.value(),
+                null,
+                out.truncated(),
+                logs.entries(),
+                synced,
+                limits,
+                runStats());
+    }
+
+    /**
+     * Evaluates a session call: its declarations at global scope (they stay declared even when the
+     * body then fails), then its body, driven to its result like a script entry's.
+     */
+    private RunResult evaluateSession(SessionEntry.Built entry) {
+        JsContext ctx = template.context;
+        JsValue binder;
+        try (JsResult d = ctx.evalScript(entry.declarations(), SessionEntry.DECLARATIONS_FILE)) {
+            if (!d.isOk()) {
+                return failure(classify(d.error(), true));
+            }
+            binder = d.orThrow();
+        }
+        sessionCall.declared(entry.declared());
+        JsValue promise;
+        try (JsValue b = binder) {
+            try (JsResult r = ctx.evalScript(entry.body(), request.filename())) {
+                if (!r.isOk()) {
+                    return failure(classify(r.error(), true));
+                }
+                try (JsValue fn = r.orThrow();
+                        JsResult called = ctx.call(fn, ctx.undefined(), b)) {
+                    if (!called.isOk()) {
+                        return failure(classify(called.error(), true));
+                    }
+                    promise = called.orThrow();
+                }
+            }
+        }
+        // A session's engine is imaged after the call, so every handle must be closed by then.
+        JsValue settled = null;
+        try {
+            settled = settle(promise);
+        } finally {
+            if (settled != promise) {
+                promise.close();
+            }
+        }
+        ValueTransfer.Encoded out;
+        try (JsValue v = settled) {
             backFromGuest();
             out = values.encode(v, "result", request.truncateOutput());
         }
