@@ -50,7 +50,8 @@ final class RunExecution {
     private final EventLoop loop;
     private final RunStatsRecorder stats;
     private final RunModuleLoader loader;
-    private final SessionCall sessionCall; // null unless the run is a session's call
+    private final SessionCall sessionCall; // a session's call or a warm lambda's, else null
+    private final LambdaCall lambda; // null unless the run calls an exported function
     private volatile boolean started;
     private volatile Watchdog.Watch watch; // from execute until the run returns from the guest
     private boolean leaked;
@@ -85,9 +86,11 @@ final class RunExecution {
             Transport.Encoded globals,
             byte[] binaryGlobals,
             CompletableFuture<RunResult> result,
-            SessionCall sessionCall) {
+            SessionCall sessionCall,
+            LambdaCall lambda) {
         this.sandbox = sandbox;
         this.sessionCall = sessionCall;
+        this.lambda = lambda;
         this.request = request;
         this.limits = limits;
         this.runId = runId;
@@ -271,7 +274,9 @@ final class RunExecution {
         long t0 = System.nanoTime();
         EntryModule.Built entry = null;
         SessionEntry.Built sessionEntry = null;
-        if (sessionCall != null) {
+        if (lambda != null && lambda.loaded()) {
+            // a warm lambda's later call: its module is in the session image already
+        } else if (sessionCall != null && lambda == null) {
             CodeAnalyzer.SessionPlan plan = sandbox.analyzer().sessionPlan(request.code());
             if (plan.syntaxError() != null) {
                 return failure(plan.syntaxError());
@@ -286,6 +291,15 @@ final class RunExecution {
         if (entry != null && entry.syntaxError() != null) {
             return failure(entry.syntaxError());
         }
+        if (entry != null && lambda != null && (entry.wrapped() || entry.script())) {
+            return failure(
+                    RunError.of(
+                            RunError.Kind.EXCEPTION,
+                            "TypeError",
+                            "a lambda's code is a module that exports the function '"
+                                    + lambda.function
+                                    + "'; this code has no export"));
+        }
         int userLines =
                 entry == null || entry.wrapped()
                         ? request.code().split("\r\n|\r|\n|\u2028|\u2029", -1).length
@@ -293,7 +307,9 @@ final class RunExecution {
         errors =
                 new ErrorClassifier(
                         request.filename(),
-                        entry != null ? entry.line1Shift() : sessionEntry.line1Shift(),
+                        entry != null
+                                ? entry.line1Shift()
+                                : sessionEntry != null ? sessionEntry.line1Shift() : 0,
                         userLines,
                         limits.heapBytes(),
                         limits.stackBytes());
@@ -318,7 +334,16 @@ final class RunExecution {
             }
             setup.defineGlobals(template, values, this, globals, binaryGlobals);
             stats.guestStarts();
-            return sessionEntry != null ? evaluateSession(sessionEntry) : evaluate(entry);
+            if (sessionEntry != null) {
+                return evaluateSession(sessionEntry);
+            }
+            if (entry == null) {
+                bridges.addAll(lambda.linked);
+                try (JsValue global = template.context.global()) {
+                    return callExport(global.get(LambdaCall.MODULE_GLOBAL));
+                }
+            }
+            return evaluate(entry);
         } catch (JsMemoryException e) {
             return failure(
                     RunError.of(
@@ -370,6 +395,18 @@ final class RunExecution {
                 evaluated = called.orThrow();
             }
         }
+        if (lambda != null) {
+            JsValue namespace = settle(evaluated);
+            if (lambda.keep) {
+                try (JsValue global = template.context.global()) {
+                    template.context.setProperty(global, LambdaCall.MODULE_GLOBAL, namespace);
+                }
+                lambda.linkedAfter =
+                        List.copyOf(bridges.subList(request.bridges().size(), bridges.size()));
+                lambda.kept = true;
+            }
+            return callExport(namespace);
+        }
         ValueTransfer.Encoded out;
         try (JsValue settled = settle(evaluated);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
@@ -384,6 +421,67 @@ final class RunExecution {
                 out.truncated(),
                 logs.entries(),
                 synced,
+                limits,
+                runStats());
+    }
+
+    /** Calls the lambda's export with its arguments and drives what it returns to the result. */
+    private RunResult callExport(JsValue namespace) {
+        JsContext ctx = template.context;
+        JsValue promise;
+        try (JsValue ns = namespace;
+                JsValue fn = ns.get(lambda.function)) {
+            String type = fn.typeOf();
+            if (!type.equals("function")) {
+                return failure(
+                        RunError.of(
+                                RunError.Kind.EXCEPTION,
+                                "TypeError",
+                                "the module has no exported function '"
+                                        + lambda.function
+                                        + "' (that export is "
+                                        + type
+                                        + ")"));
+            }
+            JsValue[] args = new JsValue[lambda.args.size()];
+            try {
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = values.toGuest(lambda.args.get(i), "args[" + i + "]");
+                }
+                try (JsResult called = ctx.call(fn, ctx.undefined(), args)) {
+                    if (!called.isOk()) {
+                        return failure(classify(called.error(), false));
+                    }
+                    promise = called.orThrow();
+                }
+            } finally {
+                for (JsValue a : args) {
+                    if (a != null) {
+                        a.close();
+                    }
+                }
+            }
+        }
+        JsValue settled = null;
+        try {
+            settled = settle(promise);
+        } finally {
+            if (settled != promise) {
+                promise.close();
+            }
+        }
+        ValueTransfer.Encoded out;
+        try (JsValue v = settled) {
+            backFromGuest();
+            out = values.encode(v, "result", request.truncateOutput());
+        }
+        return new RunResult(
+                runId,
+                out.value(),
+                null,
+                out.truncated(),
+                logs.entries(),
+                values.syncGlobals(request),
                 limits,
                 runStats());
     }

@@ -167,11 +167,12 @@ public final class Sandbox implements AutoCloseable {
 
     /** Starts the request and returns at once; see {@link SandboxRun}. */
     public SandboxRun submit(RunRequest request) {
-        return submit(request, request.limits().resolve(defaults, ceilings), null);
+        return submit(request, request.limits().resolve(defaults, ceilings), null, null);
     }
 
     /** Starts a run with its effective limits; a session's call carries its {@link SessionCall}. */
-    SandboxRun submit(RunRequest request, Limits effective, SessionCall session) {
+    SandboxRun submit(
+            RunRequest request, Limits effective, SessionCall session, LambdaCall lambda) {
         if (closed) {
             throw new EngineException("the sandbox is closed");
         }
@@ -199,7 +200,15 @@ public final class Sandbox implements AutoCloseable {
         CompletableFuture<RunResult> result = new CompletableFuture<>();
         RunExecution execution =
                 new RunExecution(
-                        this, request, effective, runId, globals, binaryGlobals, result, session);
+                        this,
+                        request,
+                        effective,
+                        runId,
+                        globals,
+                        binaryGlobals,
+                        result,
+                        session,
+                        lambda);
         CompletableFuture<EnginePool.Lease> lease = pool.acquireAsync();
         lease.whenComplete(
                 (l, err) -> {
@@ -322,6 +331,101 @@ public final class Sandbox implements AutoCloseable {
             throw e;
         } catch (RuntimeException e) {
             throw engineFailure(e); // the analysis engine's own failure, never a raw engine type
+        }
+    }
+
+    /**
+     * Calls {@code function}, an export of the module {@code code}, with {@code args} in a fresh
+     * context, and waits for what it returns (a promise is awaited): a cold lambda
+     * (docs/sessions.md, "Lambdas"). Arguments cross through the transport like globals.
+     */
+    public RunResult call(String code, String function, List<?> args) {
+        return call(RunRequest.builder(code).build(), function, args);
+    }
+
+    /**
+     * {@link #call(String, String, List)} with the module's run settings (filename, bridges,
+     * imports, limits, log listener) from {@code module}; its globals are defined as in a run.
+     * Waits like {@link #run}.
+     */
+    public RunResult call(RunRequest module, String function, List<?> args) {
+        return await(submitCall(module, function, args));
+    }
+
+    /**
+     * Starts a cold lambda call and returns at once; see {@link #call(RunRequest, String, List)}.
+     */
+    public SandboxRun submitCall(RunRequest module, String function, List<?> args) {
+        return submit(
+                module,
+                module.limits().resolve(defaults, ceilings),
+                null,
+                new LambdaCall(function(function), checkedArgs(args), false, null));
+    }
+
+    /**
+     * A warm lambda of the module {@code module}: its first call instantiates the module, and later
+     * calls reuse it with whatever state its module scope holds (trading isolation for speed).
+     * Between calls it holds an engine image, not an engine, like a session; it counts against
+     * {@code maxSessions}.
+     */
+    public WarmLambda warmLambda(RunRequest module) {
+        Objects.requireNonNull(module, "module");
+        SandboxSession state =
+                sessions.open(
+                        SessionOptions.builder()
+                                .bridges(module.bridges())
+                                .limits(module.limits())
+                                .build(),
+                        null,
+                        java.util.Map.of(),
+                        java.util.Set.of());
+        return new WarmLambda(this, module, state);
+    }
+
+    static String function(String name) {
+        Objects.requireNonNull(name, "function");
+        if (!RunRequest.isIdentifier(name) && !name.equals("default")) {
+            throw new InvalidRequestException(
+                    "function '" + name + "' must be the name of an export (an identifier)");
+        }
+        return name;
+    }
+
+    static List<Object> checkedArgs(List<?> args) {
+        Objects.requireNonNull(args, "args");
+        List<Object> copy = new java.util.ArrayList<>(args);
+        try {
+            Transport.encode(copy, "args");
+        } catch (TransportException e) {
+            throw new InvalidRequestException(
+                    "an argument cannot enter the sandbox: " + e.getMessage(), e);
+        }
+        return java.util.Collections.unmodifiableList(copy);
+    }
+
+    /** Waits for a run as {@link #run} does (interrupting the caller cancels it). */
+    RunResult await(SandboxRun run) {
+        if (QuickJsEngine.onEngineThread()) {
+            throw new EngineException(
+                    "a lambda was called from inside a run (a bridge handler or log listener),"
+                            + " where waiting for another run can deadlock the pool; use"
+                            + " submitCall(...).result() and return it as the operation's"
+                            + " CompletionStage");
+        }
+        try {
+            return run.result().get();
+        } catch (InterruptedException e) {
+            run.cancel();
+            try {
+                return run.result().join();
+            } catch (CompletionException ce) {
+                throw asSandjar(ce.getCause());
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+        } catch (ExecutionException e) {
+            throw asSandjar(e.getCause());
         }
     }
 

@@ -4,6 +4,7 @@ import dev.sandjar.quickjs.EngineImage;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +46,7 @@ public final class SandboxSession implements AutoCloseable {
     private final Map<String, String> declared;
     private Set<String> globals = Set.of();
     private boolean busy;
+    private List<Bridge> linked;
     private SessionException.Reason ended;
     private long lastUsedNanos;
     private long calls;
@@ -130,6 +132,14 @@ public final class SandboxSession implements AutoCloseable {
                     "a session call cannot resolve imports: session code declares what later"
                             + " calls need at its top level");
         }
+        return start(call, null);
+    }
+
+    /**
+     * Starts a run on the session's state: a session call ({@code lambda} null), or a warm lambda's
+     * call, whose request is the lambda's module.
+     */
+    SandboxRun start(RunRequest call, LambdaCall lambda) {
         SessionCall state;
         Limits effective;
         synchronized (this) {
@@ -146,7 +156,9 @@ public final class SandboxSession implements AutoCloseable {
         }
         SandboxRun run;
         try {
-            run = sandbox.submit(call.forSession(options.bridges(), effective), effective, state);
+            RunRequest request =
+                    lambda == null ? call.forSession(options.bridges(), effective) : call;
+            run = sandbox.submit(request, effective, state, lambda);
         } catch (RuntimeException e) {
             synchronized (this) {
                 busy = false;
@@ -158,7 +170,7 @@ public final class SandboxSession implements AutoCloseable {
                 run.result()
                         .handle(
                                 (r, t) -> {
-                                    keep(state, r, t, callGlobals);
+                                    keep(state, lambda, t, callGlobals);
                                     if (t != null) {
                                         throw t instanceof CompletionException ce
                                                 ? ce
@@ -169,9 +181,14 @@ public final class SandboxSession implements AutoCloseable {
         return new SandboxRun(run.runId(), kept, run::cancel);
     }
 
+    /** The bridges a warm lambda's module declared on its first call; null until it kept it. */
+    synchronized List<Bridge> linked() {
+        return linked;
+    }
+
     /** Takes what the call left: the new image and declarations, or nothing if it was lost. */
     private synchronized void keep(
-            SessionCall call, RunResult r, Throwable failure, Set<String> callGlobals) {
+            SessionCall call, LambdaCall lambda, Throwable failure, Set<String> callGlobals) {
         busy = false;
         lastUsedNanos = System.nanoTime();
         calls++;
@@ -188,6 +205,9 @@ public final class SandboxSession implements AutoCloseable {
         }
         image = call.after;
         declared.putAll(call.declared);
+        if (lambda != null && lambda.kept) {
+            linked = lambda.linkedAfter;
+        }
         globals = Set.copyOf(new LinkedHashSet<>(callGlobals));
     }
 
