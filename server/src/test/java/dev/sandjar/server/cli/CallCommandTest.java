@@ -63,6 +63,25 @@ class CallCommandTest {
     }
 
     @Test
+    void theReadmeExampleRunsAsWritten() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code =
+                SandjarCli.run(
+                        new String[] {
+                            "call",
+                            Path.of("..", "examples", "lambda.js").toString(),
+                            "total",
+                            "--args",
+                            "[[{\"price\": 2}, {\"price\": 5}], 3]"
+                        },
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
+        assertEquals("21", out.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
     void aMissingExportOrBadArgumentsFailClearly() throws IOException {
         Run missing = call(MODULE, "nope");
         assertEquals(2, missing.code());
