@@ -151,16 +151,10 @@ final class EngineSnapshots {
             throw new IllegalStateException("memory could not grow to " + image.pages + " pages");
         }
         engine.imports().memoryReady(memory);
-        restore(base);
         memory.restoreAll(image.memory);
         memoryBase = null; // memory matches no snapshot now
-        Instance instance = engine.ffi().instance();
-        for (int i = 0; i < image.globals.length; i++) {
-            var g = instance.global(i);
-            if (g.getMutabilityType() == MutabilityType.Var) {
-                g.setValue(image.globals[i]);
-            }
-        }
+        setGlobals(image.globals);
+        restoreJavaSide(base);
     }
 
     void restore(EngineSnapshot snapshot) {
@@ -174,13 +168,22 @@ final class EngineSnapshots {
             memory.restoreAll(snapshot.memory);
             memoryBase = snapshot;
         }
+        setGlobals(snapshot.globals);
+        restoreJavaSide(snapshot);
+    }
+
+    private void setGlobals(long[] values) {
         Instance instance = engine.ffi().instance();
-        for (int i = 0; i < snapshot.globals.length; i++) {
+        for (int i = 0; i < values.length; i++) {
             var g = instance.global(i);
             if (g.getMutabilityType() == MutabilityType.Var) {
-                g.setValue(snapshot.globals[i]);
+                g.setValue(values[i]);
             }
         }
+    }
+
+    /** The Java side as in {@code snapshot}: what was made since is dead. */
+    private void restoreJavaSide(EngineSnapshot snapshot) {
         for (JsRuntime rt : List.copyOf(engine.runtimes.values())) {
             if (!snapshot.runtimeStates.containsKey(rt)) {
                 rt.forgetAfterRestore();
