@@ -88,19 +88,26 @@ final class ActCommand {
         }
         String code;
         String schema = null;
-        ToolRegistry registry;
         try {
             code = Files.readString(file, StandardCharsets.UTF_8);
             if (finishSchema != null) {
                 schema = Files.readString(finishSchema, StandardCharsets.UTF_8);
             }
-            registry = ToolsFile.load(tools);
-        } catch (IOException | InvalidRequestException e) {
+        } catch (IOException e) {
+            err.println("error: usage: " + e.getMessage());
+            return 1;
+        }
+        ToolsFile toolsFile;
+        try {
+            toolsFile = ToolsFile.load(tools);
+        } catch (InvalidRequestException e) {
             err.println("error: usage: " + e.getMessage());
             return 1;
         }
         ActionResult result;
-        try (Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
+        try (toolsFile;
+                Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
+            ToolRegistry registry = toolsFile.registry();
             AgentExecutor.Builder b =
                     AgentExecutor.builder(sandbox, registry)
                             .addBridges(Capabilities.defaults())
