@@ -103,6 +103,16 @@ public final class AgentExecutor {
         return maxToolCalls;
     }
 
+    /** The capabilities every action gets, besides the executor's own globals. */
+    public List<Bridge> bridges() {
+        return bridges;
+    }
+
+    /** The catalog allowed packs resolve from; null when there is none. */
+    public ModuleCatalog catalog() {
+        return catalog;
+    }
+
     /** The step schema {@code finish(result)} validates against; null when any result is taken. */
     public String finishSchema() {
         return finishSchemaJson;
