@@ -15,6 +15,7 @@ import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.RunSession;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxClock;
 import dev.sandjar.packs.CatalogResolution;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleDeclaration;
@@ -131,9 +132,22 @@ public final class AgentExecutor {
      * must not throw (what it throws is logged and dropped).
      */
     public ActionResult execute(String code, Consumer<ToolCallEvent> listener) {
+        return execute(code, listener, SandboxClock.create());
+    }
+
+    /**
+     * Runs one action on {@code clock}: the clock its wall-clock bound is measured on, which a tool
+     * waiting for a person suspends ({@link ToolInvocation#suspendClock()}, {@link
+     * Tool.Builder#suspendsClock()}). Pass one clock to every action of a turn to suspend it from
+     * outside too (around a plan approval, say). Suspended time does not count against the wall
+     * bound, up to the limits' {@code suspendAllowance}; the CPU budget ({@code timeout}) is never
+     * suspended, so a runaway loop is cut at it all the same.
+     */
+    public ActionResult execute(String code, Consumer<ToolCallEvent> listener, SandboxClock clock) {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(listener, "listener");
-        Action action = new Action(listener);
+        Objects.requireNonNull(clock, "clock");
+        Action action = new Action(listener, clock);
         CatalogResolution packs;
         try {
             packs = consent(code);
@@ -174,7 +188,8 @@ public final class AgentExecutor {
                         .filename(FILENAME)
                         .bridges(bridges)
                         .bridge(agentBridge(action))
-                        .modules(resolution);
+                        .modules(resolution)
+                        .clock(clock);
         if (limits != null) {
             request.limits(limits);
         }
@@ -262,13 +277,15 @@ public final class AgentExecutor {
     /** One action's state: its call count, its events, its finish. */
     private static final class Action {
         final Consumer<ToolCallEvent> listener;
+        final SandboxClock clock;
         final AtomicInteger calls = new AtomicInteger();
         final List<ToolCallEvent> events = new ArrayList<>();
         boolean finished;
         Object result;
 
-        Action(Consumer<ToolCallEvent> listener) {
+        Action(Consumer<ToolCallEvent> listener, SandboxClock clock) {
             this.listener = listener;
+            this.clock = clock;
         }
 
         void report(ToolCallEvent e) {
@@ -343,12 +360,27 @@ public final class AgentExecutor {
                                 + ": the arguments do not match the tool's schema: "
                                 + String.join("; ", violations));
             }
-            Object out =
-                    tool.handler().handle(new ToolInvocation(id, tool, args, session.executor()));
+            SandboxClock.Suspension suspension =
+                    tool.suspendsClock() ? action.clock.suspend() : null;
+            Object out;
+            try {
+                out =
+                        tool.handler()
+                                .handle(
+                                        new ToolInvocation(
+                                                id, tool, args, session.executor(), action.clock));
+            } catch (RuntimeException e) {
+                close(suspension);
+                throw e;
+            }
+            if (!(out instanceof CompletionStage<?>)) {
+                close(suspension);
+            }
             if (out instanceof CompletionStage<?> stage) {
                 CompletableFuture<Object> result = new CompletableFuture<>();
                 stage.whenComplete(
                         (v, t) -> {
+                            close(suspension);
                             if (t != null) {
                                 BridgeException be = asToolException(t);
                                 fail.accept(be);
@@ -373,6 +405,12 @@ public final class AgentExecutor {
             BridgeException be = asToolException(e);
             fail.accept(be);
             throw be;
+        }
+    }
+
+    private static void close(SandboxClock.Suspension s) {
+        if (s != null) {
+            s.close();
         }
     }
 
