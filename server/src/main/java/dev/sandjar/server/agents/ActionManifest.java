@@ -28,10 +28,18 @@ public final class ActionManifest {
     /** One global an action may use, with a line saying what it is. */
     public record Global(String name, String description) {}
 
-    /** One pack an action may import, with the specifiers it serves. */
-    public record Pack(String name, boolean trusted, List<ModuleSummary> modules) {
+    /**
+     * One pack an action may import, with the specifiers it serves and each one's export names (a
+     * module whose exports could not be read has none listed).
+     */
+    public record Pack(
+            String name,
+            boolean trusted,
+            List<ModuleSummary> modules,
+            Map<String, List<String>> exports) {
         public Pack {
             modules = List.copyOf(modules);
+            exports = Map.copyOf(exports);
         }
     }
 
@@ -54,7 +62,9 @@ public final class ActionManifest {
                     new Global(
                             "sandjar",
                             "sandjar.searchTools(query) finds tools by words: {name, namespace,"
-                                    + " signature, description, import}[]"),
+                                    + " signature, description, import}[];"
+                                    + " sandjar.packs.list(), .modules(pack), .exports(specifier)"
+                                    + " and .docs(specifier) tell what may be imported"),
                     new Global(
                             "tools",
                             "not a way to call tools: reading tools.x throws naming the import"
@@ -109,7 +119,14 @@ public final class ActionManifest {
             boolean trusted =
                     catalog != null
                             && catalog.trustOf(pack).map(t -> t == Trust.TRUSTED).orElse(false);
-            packs.add(new Pack(pack, trusted, modules));
+            Map<String, List<String>> exports = new LinkedHashMap<>();
+            for (ModuleSummary m : modules) {
+                List<String> names = executor.exportsOf(m.specifier());
+                if (names != null) {
+                    exports.put(m.specifier(), names);
+                }
+            }
+            packs.add(new Pack(pack, trusted, modules, exports));
         }
         return new ActionManifest(
                 globals,
@@ -205,6 +222,10 @@ public final class ActionManifest {
                             .append(m.specifier())
                             .append(d.isEmpty() ? "" : " - " + d)
                             .append('\n');
+                    List<String> names = p.exports().get(m.specifier());
+                    if (names != null && !names.isEmpty()) {
+                        s.append("    exports: ").append(String.join(", ", names)).append('\n');
+                    }
                 }
             }
         }

@@ -19,6 +19,7 @@ import dev.sandjar.host.SandboxClock;
 import dev.sandjar.packs.CatalogResolution;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleDeclaration;
+import dev.sandjar.packs.ModuleSummary;
 import dev.sandjar.packs.ToolModules;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,6 +71,7 @@ public final class AgentExecutor {
     private final Schema finishSchema;
     private final Limits limits;
     private final List<Bridge> bridges;
+    private final Map<String, Object> exportsBySpecifier;
 
     private AgentExecutor(Builder b) {
         this.sandbox = b.sandbox;
@@ -84,6 +86,56 @@ public final class AgentExecutor {
                         : JsonSchemas.compile(b.finishSchema, "finish schema");
         this.limits = b.limits;
         this.bridges = List.copyOf(b.bridges);
+        this.exportsBySpecifier = Collections.unmodifiableMap(readExports());
+    }
+
+    /**
+     * The export names of every module of the allowed packs, read once by importing each in a run
+     * of its own (no capabilities; the module's top level runs): a sorted list, or the error text
+     * when the module does not load.
+     */
+    private Map<String, Object> readExports() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (catalog == null || allowedPacks.isEmpty()) {
+            return out;
+        }
+        for (ModuleSummary m : catalog.summaries()) {
+            if (!allowedPacks.contains(m.pack())) {
+                continue;
+            }
+            CatalogResolution r =
+                    catalog.resolveForExecution(List.of(ModuleDeclaration.of(m.specifier())));
+            if (!r.isOk()) {
+                out.put(m.specifier(), r.errors().toString());
+                continue;
+            }
+            String spec;
+            try {
+                spec = JsonSchemas.JSON.writeValueAsString(m.specifier());
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+            RunResult run =
+                    sandbox.run(
+                            RunRequest.builder(
+                                            "import * as m from "
+                                                    + spec
+                                                    + ";\nreturn Object.keys(m).sort();")
+                                    .filename(FILENAME)
+                                    .modules(r.moduleResolution())
+                                    .build());
+            out.put(m.specifier(), run.isOk() ? run.value() : run.error().message());
+        }
+        return out;
+    }
+
+    /** The export names of an allowed pack's module ({@code sandjar.packs.exports}); else null. */
+    public List<String> exportsOf(String specifier) {
+        Object e = exportsBySpecifier.get(specifier);
+        if (!(e instanceof List<?> l)) {
+            return null;
+        }
+        return l.stream().map(String::valueOf).toList();
     }
 
     /** An executor over {@code registry}'s tools, running actions in {@code sandbox}. */
@@ -500,6 +552,14 @@ public final class AgentExecutor {
                         + "    sandjar: Object.freeze({\n"
                         + "      searchTools: (query) => host.call('searchTools', query ==="
                         + " undefined ? '' : String(query)),\n"
+                        + "      packs: Object.freeze({\n"
+                        + "        list: () => host.call('packsList'),\n"
+                        + "        modules: (pack) => host.call('packsModules', String(pack)),\n"
+                        + "        exports: (specifier) => host.call('packsExports',"
+                        + " String(specifier)),\n"
+                        + "        docs: (specifier) => host.call('packsDocs',"
+                        + " String(specifier)),\n"
+                        + "      }),\n"
                         + "    }),\n"
                         + "  };\n"
                         + "}";
@@ -509,6 +569,25 @@ public final class AgentExecutor {
                         Operation.builder("finish")
                                 .param(Param.any("result").optional())
                                 .handler(call -> finish(action, call.arg(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsList")
+                                .handler(call -> PackDiscovery.list(this))
+                                .build())
+                .operation(
+                        Operation.builder("packsModules")
+                                .param(Param.string("pack").maxLength(1000))
+                                .handler(call -> PackDiscovery.modules(this, call.string(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsExports")
+                                .param(Param.string("specifier").maxLength(1000))
+                                .handler(call -> PackDiscovery.exports(this, call.string(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsDocs")
+                                .param(Param.string("specifier").maxLength(1000))
+                                .handler(call -> PackDiscovery.docs(this, call.string(0)))
                                 .build())
                 .operation(
                         Operation.builder("searchTools")
