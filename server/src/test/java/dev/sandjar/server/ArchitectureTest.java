@@ -32,6 +32,7 @@ class ArchitectureTest {
         BRIDGES("bridges", "dev.sandjar.bridges"),
         PACKS("packs", "dev.sandjar.packs"),
         SERVER("server", "dev.sandjar.server"),
+        LANGCHAIN4J("langchain4j", "dev.sandjar.langchain4j"),
         BENCH("bench", "dev.sandjar.bench");
 
         final String folder;
@@ -75,6 +76,13 @@ class ArchitectureTest {
                     Layer.PACKS, EnumSet.of(Layer.CORE, Layer.TRANSPORT),
                     Layer.SERVER,
                             EnumSet.of(Layer.CORE, Layer.TRANSPORT, Layer.BRIDGES, Layer.PACKS),
+                    Layer.LANGCHAIN4J,
+                            EnumSet.of(
+                                    Layer.CORE,
+                                    Layer.TRANSPORT,
+                                    Layer.BRIDGES,
+                                    Layer.PACKS,
+                                    Layer.SERVER),
                     Layer.BENCH,
                             EnumSet.of(
                                     Layer.CORE,

@@ -3,7 +3,11 @@ package dev.sandjar.server.agents;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunResult;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * What one action did: whether it called {@code finish} with an accepted result, that result, its
@@ -37,5 +41,41 @@ public record ActionResult(
 
     public List<LogEntry> logs() {
         return run == null ? List.of() : run.logs();
+    }
+
+    /**
+     * The outcome as JSON-ready maps, the one shape {@code ./sandjar act}, {@code execute_code}
+     * over MCP and the LangChain4j adapter report: {@code {"finished", "result", "toolCalls":
+     * [{"id", "name", "arguments", "ok", "durationMs", "value" | "error"}], "logs": [{"level",
+     * "message"}], "error": null | {"kind", "name", "message", "line"?, "column"?}}}.
+     */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("finished", finished);
+        m.put("result", result);
+        m.put("toolCalls", toolCalls.stream().map(ToolCallEvent::toMap).toList());
+        List<Map<String, Object>> lines = new ArrayList<>();
+        for (LogEntry e : logs()) {
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("level", e.level().name().toLowerCase(Locale.ROOT));
+            l.put("message", e.message());
+            lines.add(l);
+        }
+        m.put("logs", lines);
+        RunError e = error();
+        if (e == null) {
+            m.put("error", null);
+        } else {
+            Map<String, Object> err = new LinkedHashMap<>();
+            err.put("kind", e.kind().name());
+            err.put("name", e.name());
+            err.put("message", e.message());
+            if (e.line() > 0) {
+                err.put("line", e.line());
+                err.put("column", e.column());
+            }
+            m.put("error", err);
+        }
+        return m;
     }
 }

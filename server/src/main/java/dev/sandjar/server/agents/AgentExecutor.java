@@ -15,9 +15,11 @@ import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.RunSession;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.SandboxClock;
 import dev.sandjar.packs.CatalogResolution;
 import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.packs.ModuleDeclaration;
+import dev.sandjar.packs.ModuleSummary;
 import dev.sandjar.packs.ToolModules;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,6 +71,7 @@ public final class AgentExecutor {
     private final Schema finishSchema;
     private final Limits limits;
     private final List<Bridge> bridges;
+    private final Map<String, Object> exportsBySpecifier;
 
     private AgentExecutor(Builder b) {
         this.sandbox = b.sandbox;
@@ -83,6 +86,56 @@ public final class AgentExecutor {
                         : JsonSchemas.compile(b.finishSchema, "finish schema");
         this.limits = b.limits;
         this.bridges = List.copyOf(b.bridges);
+        this.exportsBySpecifier = Collections.unmodifiableMap(readExports());
+    }
+
+    /**
+     * The export names of every module of the allowed packs, read once by importing each in a run
+     * of its own (no capabilities; the module's top level runs): a sorted list, or the error text
+     * when the module does not load.
+     */
+    private Map<String, Object> readExports() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (catalog == null || allowedPacks.isEmpty()) {
+            return out;
+        }
+        for (ModuleSummary m : catalog.summaries()) {
+            if (!allowedPacks.contains(m.pack())) {
+                continue;
+            }
+            CatalogResolution r =
+                    catalog.resolveForExecution(List.of(ModuleDeclaration.of(m.specifier())));
+            if (!r.isOk()) {
+                out.put(m.specifier(), r.errors().toString());
+                continue;
+            }
+            String spec;
+            try {
+                spec = JsonSchemas.JSON.writeValueAsString(m.specifier());
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+            RunResult run =
+                    sandbox.run(
+                            RunRequest.builder(
+                                            "import * as m from "
+                                                    + spec
+                                                    + ";\nreturn Object.keys(m).sort();")
+                                    .filename(FILENAME)
+                                    .modules(r.moduleResolution())
+                                    .build());
+            out.put(m.specifier(), run.isOk() ? run.value() : run.error().message());
+        }
+        return out;
+    }
+
+    /** The export names of an allowed pack's module ({@code sandjar.packs.exports}); else null. */
+    public List<String> exportsOf(String specifier) {
+        Object e = exportsBySpecifier.get(specifier);
+        if (!(e instanceof List<?> l)) {
+            return null;
+        }
+        return l.stream().map(String::valueOf).toList();
     }
 
     /** An executor over {@code registry}'s tools, running actions in {@code sandbox}. */
@@ -103,6 +156,16 @@ public final class AgentExecutor {
         return maxToolCalls;
     }
 
+    /** The capabilities every action gets, besides the executor's own globals. */
+    public List<Bridge> bridges() {
+        return bridges;
+    }
+
+    /** The catalog allowed packs resolve from; null when there is none. */
+    public ModuleCatalog catalog() {
+        return catalog;
+    }
+
     /** The step schema {@code finish(result)} validates against; null when any result is taken. */
     public String finishSchema() {
         return finishSchemaJson;
@@ -121,9 +184,22 @@ public final class AgentExecutor {
      * must not throw (what it throws is logged and dropped).
      */
     public ActionResult execute(String code, Consumer<ToolCallEvent> listener) {
+        return execute(code, listener, SandboxClock.create());
+    }
+
+    /**
+     * Runs one action on {@code clock}: the clock its wall-clock bound is measured on, which a tool
+     * waiting for a person suspends ({@link ToolInvocation#suspendClock()}, {@link
+     * Tool.Builder#suspendsClock()}). Pass one clock to every action of a turn to suspend it from
+     * outside too (around a plan approval, say). Suspended time does not count against the wall
+     * bound, up to the limits' {@code suspendAllowance}; the CPU budget ({@code timeout}) is never
+     * suspended, so a runaway loop is cut at it all the same.
+     */
+    public ActionResult execute(String code, Consumer<ToolCallEvent> listener, SandboxClock clock) {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(listener, "listener");
-        Action action = new Action(listener);
+        Objects.requireNonNull(clock, "clock");
+        Action action = new Action(listener, clock);
         CatalogResolution packs;
         try {
             packs = consent(code);
@@ -164,7 +240,8 @@ public final class AgentExecutor {
                         .filename(FILENAME)
                         .bridges(bridges)
                         .bridge(agentBridge(action))
-                        .modules(resolution);
+                        .modules(resolution)
+                        .clock(clock);
         if (limits != null) {
             request.limits(limits);
         }
@@ -252,13 +329,15 @@ public final class AgentExecutor {
     /** One action's state: its call count, its events, its finish. */
     private static final class Action {
         final Consumer<ToolCallEvent> listener;
+        final SandboxClock clock;
         final AtomicInteger calls = new AtomicInteger();
         final List<ToolCallEvent> events = new ArrayList<>();
         boolean finished;
         Object result;
 
-        Action(Consumer<ToolCallEvent> listener) {
+        Action(Consumer<ToolCallEvent> listener, SandboxClock clock) {
             this.listener = listener;
+            this.clock = clock;
         }
 
         void report(ToolCallEvent e) {
@@ -333,12 +412,27 @@ public final class AgentExecutor {
                                 + ": the arguments do not match the tool's schema: "
                                 + String.join("; ", violations));
             }
-            Object out =
-                    tool.handler().handle(new ToolInvocation(id, tool, args, session.executor()));
+            SandboxClock.Suspension suspension =
+                    tool.suspendsClock() ? action.clock.suspend() : null;
+            Object out;
+            try {
+                out =
+                        tool.handler()
+                                .handle(
+                                        new ToolInvocation(
+                                                id, tool, args, session.executor(), action.clock));
+            } catch (RuntimeException e) {
+                close(suspension);
+                throw e;
+            }
+            if (!(out instanceof CompletionStage<?>)) {
+                close(suspension);
+            }
             if (out instanceof CompletionStage<?> stage) {
                 CompletableFuture<Object> result = new CompletableFuture<>();
                 stage.whenComplete(
                         (v, t) -> {
+                            close(suspension);
                             if (t != null) {
                                 BridgeException be = asToolException(t);
                                 fail.accept(be);
@@ -363,6 +457,12 @@ public final class AgentExecutor {
             BridgeException be = asToolException(e);
             fail.accept(be);
             throw be;
+        }
+    }
+
+    private static void close(SandboxClock.Suspension s) {
+        if (s != null) {
+            s.close();
         }
     }
 
@@ -452,6 +552,14 @@ public final class AgentExecutor {
                         + "    sandjar: Object.freeze({\n"
                         + "      searchTools: (query) => host.call('searchTools', query ==="
                         + " undefined ? '' : String(query)),\n"
+                        + "      packs: Object.freeze({\n"
+                        + "        list: () => host.call('packsList'),\n"
+                        + "        modules: (pack) => host.call('packsModules', String(pack)),\n"
+                        + "        exports: (specifier) => host.call('packsExports',"
+                        + " String(specifier)),\n"
+                        + "        docs: (specifier) => host.call('packsDocs',"
+                        + " String(specifier)),\n"
+                        + "      }),\n"
                         + "    }),\n"
                         + "  };\n"
                         + "}";
@@ -461,6 +569,25 @@ public final class AgentExecutor {
                         Operation.builder("finish")
                                 .param(Param.any("result").optional())
                                 .handler(call -> finish(action, call.arg(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsList")
+                                .handler(call -> PackDiscovery.list(this))
+                                .build())
+                .operation(
+                        Operation.builder("packsModules")
+                                .param(Param.string("pack").maxLength(1000))
+                                .handler(call -> PackDiscovery.modules(this, call.string(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsExports")
+                                .param(Param.string("specifier").maxLength(1000))
+                                .handler(call -> PackDiscovery.exports(this, call.string(0)))
+                                .build())
+                .operation(
+                        Operation.builder("packsDocs")
+                                .param(Param.string("specifier").maxLength(1000))
+                                .handler(call -> PackDiscovery.docs(this, call.string(0)))
                                 .build())
                 .operation(
                         Operation.builder("searchTools")

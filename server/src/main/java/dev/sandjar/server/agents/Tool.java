@@ -30,8 +30,10 @@ public final class Tool {
     private final String description;
     private final String parametersSchema;
     private final Handler handler;
+    private final boolean suspendsClock;
 
     private Tool(Builder b) {
+        this.suspendsClock = b.suspendsClock;
         this.namespace = b.namespace;
         this.name = b.name;
         this.description = b.description;
@@ -69,6 +71,13 @@ public final class Tool {
         return handler;
     }
 
+    /**
+     * Whether a call suspends the action's clock until it settles ({@link Builder#suspendsClock}).
+     */
+    public boolean suspendsClock() {
+        return suspendsClock;
+    }
+
     /** The line that makes this tool callable in an action. */
     public String importLine() {
         return "import { " + name + " } from \"" + ToolModules.specifier(namespace) + "\";";
@@ -85,6 +94,7 @@ public final class Tool {
         private String description = "";
         private String parametersSchema = "{\"type\":\"object\"}";
         private Handler handler;
+        private boolean suspendsClock;
 
         private Builder(String namespace, String name) {
             Objects.requireNonNull(namespace, "namespace");
@@ -113,6 +123,17 @@ public final class Tool {
 
         public Builder withHandler(Handler h) {
             this.handler = Objects.requireNonNull(h, "handler");
+            return this;
+        }
+
+        /**
+         * Each call suspends the action's clock from when the handler is called until its value or
+         * stage settles: for a tool that waits for a person (an approval, an answer), so the wait
+         * does not use the action's wall-clock budget. The CPU budget is never suspended. A handler
+         * that waits only part of the time uses {@link ToolInvocation#suspendClock()}.
+         */
+        public Builder suspendsClock() {
+            this.suspendsClock = true;
             return this;
         }
 

@@ -5,12 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.sandjar.bridges.Capabilities;
 import dev.sandjar.host.InvalidRequestException;
-import dev.sandjar.host.LogEntry;
-import dev.sandjar.host.RunError;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.server.agents.ActionResult;
 import dev.sandjar.server.agents.AgentExecutor;
-import dev.sandjar.server.agents.ToolCallEvent;
 import dev.sandjar.server.agents.ToolRegistry;
 import dev.sandjar.server.agents.ToolsFile;
 import java.io.IOException;
@@ -19,9 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code sandjar act FILE.js --tools TOOLS.json [options]}: runs FILE as one agent action ({@link
@@ -88,19 +83,26 @@ final class ActCommand {
         }
         String code;
         String schema = null;
-        ToolRegistry registry;
         try {
             code = Files.readString(file, StandardCharsets.UTF_8);
             if (finishSchema != null) {
                 schema = Files.readString(finishSchema, StandardCharsets.UTF_8);
             }
-            registry = ToolsFile.load(tools);
-        } catch (IOException | InvalidRequestException e) {
+        } catch (IOException e) {
+            err.println("error: usage: " + e.getMessage());
+            return 1;
+        }
+        ToolsFile toolsFile;
+        try {
+            toolsFile = ToolsFile.load(tools);
+        } catch (InvalidRequestException e) {
             err.println("error: usage: " + e.getMessage());
             return 1;
         }
         ActionResult result;
-        try (Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
+        try (toolsFile;
+                Sandbox sandbox = Sandbox.builder().poolSize(1).build()) {
+            ToolRegistry registry = toolsFile.registry();
             AgentExecutor.Builder b =
                     AgentExecutor.builder(sandbox, registry)
                             .addBridges(Capabilities.defaults())
@@ -118,41 +120,11 @@ final class ActCommand {
             return 1;
         }
         try {
-            out.println(JSON.writeValueAsString(json(result)));
+            out.println(JSON.writeValueAsString(result.toMap()));
         } catch (JsonProcessingException e) {
             err.println("error: internal: the outcome is not JSON: " + e.getOriginalMessage());
             return 2;
         }
         return result.ran() ? 0 : 2;
-    }
-
-    static Map<String, Object> json(ActionResult r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("finished", r.finished());
-        m.put("result", r.result());
-        m.put("toolCalls", r.toolCalls().stream().map(ToolCallEvent::toMap).toList());
-        List<Map<String, Object>> logs = new ArrayList<>();
-        for (LogEntry e : r.logs()) {
-            Map<String, Object> l = new LinkedHashMap<>();
-            l.put("level", e.level().name().toLowerCase(java.util.Locale.ROOT));
-            l.put("message", e.message());
-            logs.add(l);
-        }
-        m.put("logs", logs);
-        RunError e = r.error();
-        if (e == null) {
-            m.put("error", null);
-        } else {
-            Map<String, Object> err = new LinkedHashMap<>();
-            err.put("kind", e.kind().name());
-            err.put("name", e.name());
-            err.put("message", e.message());
-            if (e.line() > 0) {
-                err.put("line", e.line());
-                err.put("column", e.column());
-            }
-            m.put("error", err);
-        }
-        return m;
     }
 }

@@ -51,6 +51,9 @@ import java.util.concurrent.ExecutionException;
  *
  * <p>{@code sandjar serve [options]}: the HTTP server ({@link ServeCommand}, docs/server.md).
  *
+ * <p>{@code sandjar act} and {@code sandjar mcp}: an agent action, and Sandjar as an MCP server
+ * ({@link ActCommand}, {@link McpCommand}, docs/agents.md).
+ *
  * <p>{@code sandjar packs list|validate|docs NAME [--packs DIR]...}: the pack catalog's summaries,
  * diagnostics (exit 2 when any is an error) and a pack's SKILL.md. Bad usage exits 1.
  */
@@ -70,6 +73,7 @@ public final class SandjarCli {
                     ValidateCommand.USAGE,
                     ActCommand.USAGE,
                     CallCommand.USAGE,
+                    McpCommand.USAGE,
                     "run options (node takes them too, but --global):",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -123,6 +127,9 @@ public final class SandjarCli {
             }
             if (args.length > 0 && args[0].equals("call")) {
                 return CallCommand.run(args, out, err);
+            }
+            if (args.length > 0 && args[0].equals("mcp")) {
+                return McpCommand.run(args, System.in, out, err);
             }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);

@@ -163,6 +163,41 @@ class ActCommandTest {
     }
 
     @Test
+    void anActionCallsAnMcpServersToolsFromToolsJson() throws IOException {
+        String everything = System.getProperty("sandjar.test.mcp.everything");
+        Path tools =
+                write(
+                        "TOOLS.json",
+                        "{\"mcp\": [{\"namespace\": \"everything\", \"command\": [\"node\", "
+                                + JSON.writeValueAsString(everything)
+                                + "]}]}");
+        Path action =
+                write(
+                        "a.js",
+                        "import { get_sum } from \"@sandjar/tools/everything\";\n"
+                                + "finish(await get_sum({a: 20, b: 22}));");
+        Outcome o = act(action.toString(), "--tools", tools.toString());
+        assertEquals(0, o.code(), o.err() + o.out());
+        JsonNode j = o.json();
+        assertEquals("The sum of 20 and 22 is 42.", j.get("result").asText());
+        assertEquals("everything/get_sum", j.get("toolCalls").get(0).get("name").asText());
+    }
+
+    @Test
+    void anMcpServerThatDoesNotStartIsBadUsage() throws IOException {
+        Path tools =
+                write(
+                        "TOOLS.json",
+                        "{\"mcp\": [{\"namespace\": \"gone\", \"command\":"
+                                + " [\"/nonexistent/server\"], \"timeoutMs\": 5000}]}");
+        Path action = write("a.js", "finish(1);");
+        Outcome o = act(action.toString(), "--tools", tools.toString());
+        assertEquals(1, o.code(), o.out());
+        assertTrue(o.err().contains("mcp server gone"), o.err());
+        assertEquals("", o.out());
+    }
+
+    @Test
     void schemaRefusalNeverReachesTheServer() throws IOException {
         int before = bodies.size();
         Path action =
