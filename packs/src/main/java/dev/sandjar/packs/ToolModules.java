@@ -63,6 +63,19 @@ public final class ToolModules {
      */
     public static ModuleResolution.Module module(
             String namespace, List<String> toolNames, Bridge bridge) {
+        return module(namespace, toolNames, java.util.Map.of(), bridge);
+    }
+
+    /**
+     * {@link #module(String, List, Bridge)}, where the tools in {@code disabled} (name to reason)
+     * stay exports but throw in the guest, a {@code ToolError} with code {@code NOT_FOUND} and the
+     * reason, without calling the host; the bridge needs no operation for them.
+     */
+    public static ModuleResolution.Module module(
+            String namespace,
+            List<String> toolNames,
+            java.util.Map<String, String> disabled,
+            Bridge bridge) {
         String problem = namespaceProblem(namespace);
         if (problem != null) {
             throw new InvalidRequestException(problem);
@@ -79,14 +92,48 @@ public final class ToolModules {
             if (p != null) {
                 throw new InvalidRequestException(p);
             }
-            if (!bridge.operations().containsKey(name)) {
+            if (!disabled.containsKey(name) && !bridge.operations().containsKey(name)) {
                 throw new InvalidRequestException(
                         "bridge " + bridge.name() + " has no operation '" + name + "'");
             }
         }
-        String source =
-                Facades.generate(
-                        "tools of namespace " + namespace, bridge.name(), List.copyOf(toolNames));
-        return new ModuleResolution.Module(specifier(namespace), source, List.of(bridge));
+        List<String> live = toolNames.stream().filter(n -> !disabled.containsKey(n)).toList();
+        StringBuilder source =
+                new StringBuilder(
+                        Facades.generate("tools of namespace " + namespace, bridge.name(), live));
+        for (String name : toolNames) {
+            String reason = disabled.get(name);
+            if (reason == null) {
+                continue;
+            }
+            String message = "tool " + namespace + "/" + name + " is disabled: " + reason;
+            source.append("export async function ")
+                    .append(name)
+                    .append("() {\n  const e = new Error(")
+                    .append(jsString(message))
+                    .append(
+                            ");\n"
+                                    + "  e.name = \"ToolError\";\n"
+                                    + "  e.code = \"NOT_FOUND\";\n"
+                                    + "  throw e;\n"
+                                    + "}\n");
+        }
+        return new ModuleResolution.Module(
+                specifier(namespace), source.toString(), List.of(bridge));
+    }
+
+    /** A JavaScript string literal of any text. */
+    private static String jsString(String text) {
+        StringBuilder q = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                q.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                q.append(String.format("\\u%04x", (int) c));
+            } else {
+                q.append(c);
+            }
+        }
+        return q.append('"').toString();
     }
 }

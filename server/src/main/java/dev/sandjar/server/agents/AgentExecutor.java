@@ -196,10 +196,23 @@ public final class AgentExecutor {
      * suspended, so a runaway loop is cut at it all the same.
      */
     public ActionResult execute(String code, Consumer<ToolCallEvent> listener, SandboxClock clock) {
+        return execute(code, listener, clock, Authorization.none());
+    }
+
+    /**
+     * Runs one action whose code {@code authorization} may authorize to call restricted tools
+     * ({@link Tool.Builder#restricted()}), or whose approver decides for it.
+     */
+    public ActionResult execute(
+            String code,
+            Consumer<ToolCallEvent> listener,
+            SandboxClock clock,
+            Authorization authorization) {
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(listener, "listener");
         Objects.requireNonNull(clock, "clock");
-        Action action = new Action(listener, clock);
+        Objects.requireNonNull(authorization, "authorization");
+        Action action = new Action(listener, clock, authorization, Authorization.digest(code));
         CatalogResolution packs;
         try {
             packs = consent(code);
@@ -214,8 +227,19 @@ public final class AgentExecutor {
         Map<String, ModuleResolution.Module> toolModules = new LinkedHashMap<>();
         for (String ns : registry.namespaces()) {
             Bridge bridge = toolBridge(ns, action);
+            Map<String, String> disabled = new LinkedHashMap<>();
+            registry.tools(ns)
+                    .values()
+                    .forEach(
+                            t -> {
+                                if (t.disabledReason() != null) {
+                                    disabled.put(t.name(), t.disabledReason());
+                                }
+                            });
             toolModules.put(
-                    ns, ToolModules.module(ns, List.copyOf(registry.tools(ns).keySet()), bridge));
+                    ns,
+                    ToolModules.module(
+                            ns, List.copyOf(registry.tools(ns).keySet()), disabled, bridge));
         }
         ModuleResolution packResolution = packs == null ? null : packs.moduleResolution();
         ModuleResolution resolution =
@@ -246,9 +270,49 @@ public final class AgentExecutor {
             request.limits(limits);
         }
         RunResult run = sandbox.run(request.build());
+        RunError missing = missingTool(run);
+        if (missing != null) {
+            return new ActionResult(false, null, List.of(), null, missing);
+        }
         synchronized (action) {
             return new ActionResult(action.finished, action.result, action.events, run, null);
         }
+    }
+
+    private static final java.util.regex.Pattern MISSING_EXPORT =
+            java.util.regex.Pattern.compile(
+                    "Could not find export '([^']+)' in module '"
+                            + java.util.regex.Pattern.quote(ToolModules.PREFIX)
+                            + "([^']+)'");
+
+    /**
+     * An import of a tool the namespace does not have fails to link, before any of the action runs:
+     * reported as the refusal {@code NOT_FOUND} naming the namespace's tools, as a model can act on
+     * it.
+     */
+    private RunError missingTool(RunResult run) {
+        if (run.isOk() || run.error().kind() != RunError.Kind.SYNTAX) {
+            return null;
+        }
+        java.util.regex.Matcher m = MISSING_EXPORT.matcher(run.error().message());
+        if (!m.find() || !registry.namespaces().contains(m.group(2))) {
+            return null;
+        }
+        String ns = m.group(2);
+        return new RunError(
+                RunError.Kind.IMPORT,
+                "ToolError",
+                ToolException.NOT_FOUND
+                        + ": "
+                        + ToolModules.specifier(ns)
+                        + " has no tool '"
+                        + m.group(1)
+                        + "'; its tools: "
+                        + String.join(", ", registry.tools(ns).keySet())
+                        + " (sandjar.searchTools(query) finds a tool's import)",
+                "",
+                run.error().line(),
+                run.error().column());
     }
 
     /** Refuses imports outside the action's consent; resolves the allowed packs' ones. */
@@ -335,9 +399,20 @@ public final class AgentExecutor {
         boolean finished;
         Object result;
 
-        Action(Consumer<ToolCallEvent> listener, SandboxClock clock) {
+        final boolean authorized;
+        final Authorization.Approver approver;
+        final String digest;
+
+        Action(
+                Consumer<ToolCallEvent> listener,
+                SandboxClock clock,
+                Authorization authorization,
+                String digest) {
             this.listener = listener;
             this.clock = clock;
+            this.digest = digest;
+            this.authorized = authorization.authorizes(digest);
+            this.approver = authorization.approver();
         }
 
         void report(ToolCallEvent e) {
@@ -356,6 +431,9 @@ public final class AgentExecutor {
         Bridge.Builder b =
                 Bridge.builder(ToolModules.bridgeName(namespace)).guest("(host) => ({})");
         for (Tool tool : registry.tools(namespace).values()) {
+            if (tool.disabledReason() != null) {
+                continue; // its export throws NOT_FOUND in the guest: no operation to reach
+            }
             b.operation(
                     Operation.builder(tool.name())
                             .param(Param.any("args").optional())
@@ -412,52 +490,161 @@ public final class AgentExecutor {
                                 + ": the arguments do not match the tool's schema: "
                                 + String.join("; ", violations));
             }
-            SandboxClock.Suspension suspension =
-                    tool.suspendsClock() ? action.clock.suspend() : null;
-            Object out;
-            try {
-                out =
-                        tool.handler()
-                                .handle(
-                                        new ToolInvocation(
-                                                id, tool, args, session.executor(), action.clock));
-            } catch (RuntimeException e) {
-                close(suspension);
-                throw e;
+            if (tool.restricted() && !action.authorized) {
+                if (action.approver == null) {
+                    throw new ToolException(
+                            ToolException.REQUIRES_AUTHORIZED_CODE,
+                            name
+                                    + " is restricted: only authorized code may call it, and this"
+                                    + " action's code (sha256 "
+                                    + action.digest
+                                    + ") is not authorized");
+                }
+                return approveThenHandle(tool, args, session, action, id, name, start, fail);
             }
-            if (!(out instanceof CompletionStage<?>)) {
-                close(suspension);
-            }
-            if (out instanceof CompletionStage<?> stage) {
-                CompletableFuture<Object> result = new CompletableFuture<>();
-                stage.whenComplete(
-                        (v, t) -> {
-                            close(suspension);
-                            if (t != null) {
-                                BridgeException be = asToolException(t);
-                                fail.accept(be);
-                                result.completeExceptionally(be);
-                                return;
-                            }
-                            try {
-                                Object value = checked(name, v);
-                                succeed(action, id, name, args, value, start);
-                                result.complete(value);
-                            } catch (ToolException e) {
-                                fail.accept(e);
-                                result.completeExceptionally(e);
-                            }
-                        });
-                return result;
-            }
-            Object value = checked(name, out);
-            succeed(action, id, name, args, value, start);
-            return value;
+            return handle(tool, args, session, action, id, name, start, fail);
         } catch (RuntimeException e) {
             BridgeException be = asToolException(e);
             fail.accept(be);
             throw be;
         }
+    }
+
+    /** The handler's part of a call, once it may run; reports the outcome. */
+    private Object handle(
+            Tool tool,
+            Object args,
+            RunSession session,
+            Action action,
+            String id,
+            String name,
+            long start,
+            Consumer<Throwable> fail) {
+        SandboxClock.Suspension suspension = tool.suspendsClock() ? action.clock.suspend() : null;
+        Object out;
+        try {
+            out =
+                    tool.handler()
+                            .handle(
+                                    new ToolInvocation(
+                                            id, tool, args, session.executor(), action.clock));
+        } catch (RuntimeException e) {
+            close(suspension);
+            throw e;
+        }
+        if (!(out instanceof CompletionStage<?>)) {
+            close(suspension);
+        }
+        if (out instanceof CompletionStage<?> stage) {
+            CompletableFuture<Object> result = new CompletableFuture<>();
+            stage.whenComplete(
+                    (v, t) -> {
+                        close(suspension);
+                        if (t != null) {
+                            BridgeException be = asToolException(t);
+                            fail.accept(be);
+                            result.completeExceptionally(be);
+                            return;
+                        }
+                        try {
+                            Object value = checked(name, v);
+                            succeed(action, id, name, args, value, start);
+                            result.complete(value);
+                        } catch (ToolException e) {
+                            fail.accept(e);
+                            result.completeExceptionally(e);
+                        }
+                    });
+            return result;
+        }
+        Object value = checked(name, out);
+        succeed(action, id, name, args, value, start);
+        return value;
+    }
+
+    /**
+     * A restricted tool called by unauthorized code, with an approver: the action's clock is
+     * suspended while the approver decides; approved, the handler runs (on the sandbox's I/O
+     * executor, since the decision may complete on any thread); refused, the call fails with {@code
+     * DENIED}. The decision is cancelled when the action ends first.
+     */
+    private Object approveThenHandle(
+            Tool tool,
+            Object args,
+            RunSession session,
+            Action action,
+            String id,
+            String name,
+            long start,
+            Consumer<Throwable> fail) {
+        SandboxClock.Suspension waiting = action.clock.suspend();
+        CompletableFuture<Boolean> decision;
+        try {
+            decision =
+                    action.approver
+                            .approve(
+                                    new Authorization.ApprovalRequest(
+                                            id, name, args, action.digest))
+                            .toCompletableFuture();
+        } catch (RuntimeException e) {
+            waiting.close();
+            throw new ToolException(
+                    ToolException.DENIED, name + ": the approver failed: " + e.getMessage(), e);
+        }
+        session.onEnd(
+                () -> {
+                    decision.cancel(false);
+                    waiting.close();
+                });
+        CompletableFuture<Object> result = new CompletableFuture<>();
+        decision.whenComplete(
+                (approved, t) -> {
+                    waiting.close();
+                    if (t != null || !Boolean.TRUE.equals(approved)) {
+                        ToolException denied =
+                                new ToolException(
+                                        ToolException.DENIED,
+                                        t == null
+                                                        || t
+                                                                instanceof
+                                                                java.util.concurrent
+                                                                        .CancellationException
+                                                ? name + " was not approved for this action's code"
+                                                : name
+                                                        + ": the approval failed: "
+                                                        + t.getMessage());
+                        fail.accept(denied);
+                        result.completeExceptionally(denied);
+                        return;
+                    }
+                    session.executor()
+                            .execute(
+                                    () -> {
+                                        try {
+                                            Object out =
+                                                    handle(
+                                                            tool, args, session, action, id, name,
+                                                            start, fail);
+                                            if (out instanceof CompletionStage<?> stage) {
+                                                stage.whenComplete(
+                                                        (v, e) -> {
+                                                            if (e != null) {
+                                                                result.completeExceptionally(e);
+                                                            } else {
+                                                                result.complete(v);
+                                                            }
+                                                        });
+                                            } else {
+                                                result.complete(out);
+                                            }
+                                        } catch (RuntimeException e) {
+                                            BridgeException be = asToolException(e);
+                                            fail.accept(be);
+                                            result.completeExceptionally(be);
+                                        }
+                                    });
+                });
+        return result;
     }
 
     private static void close(SandboxClock.Suspension s) {

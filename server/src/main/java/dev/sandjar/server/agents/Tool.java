@@ -31,9 +31,13 @@ public final class Tool {
     private final String parametersSchema;
     private final Handler handler;
     private final boolean suspendsClock;
+    private final boolean restricted;
+    private final String disabled;
 
     private Tool(Builder b) {
         this.suspendsClock = b.suspendsClock;
+        this.restricted = b.restricted;
+        this.disabled = b.disabled;
         this.namespace = b.namespace;
         this.name = b.name;
         this.description = b.description;
@@ -78,6 +82,19 @@ public final class Tool {
         return suspendsClock;
     }
 
+    /**
+     * Whether only authorized code may call the tool ({@link Builder#restricted()}); unauthorized
+     * code fails with {@code REQUIRES_AUTHORIZED_CODE}, or waits for the action's approver.
+     */
+    public boolean restricted() {
+        return restricted;
+    }
+
+    /** Why the tool is disabled, or null when it is not ({@link Builder#disabled(String)}). */
+    public String disabledReason() {
+        return disabled;
+    }
+
     /** The line that makes this tool callable in an action. */
     public String importLine() {
         return "import { " + name + " } from \"" + ToolModules.specifier(namespace) + "\";";
@@ -95,6 +112,8 @@ public final class Tool {
         private String parametersSchema = "{\"type\":\"object\"}";
         private Handler handler;
         private boolean suspendsClock;
+        private boolean restricted;
+        private String disabled;
 
         private Builder(String namespace, String name) {
             Objects.requireNonNull(namespace, "namespace");
@@ -134,6 +153,26 @@ public final class Tool {
          */
         public Builder suspendsClock() {
             this.suspendsClock = true;
+            return this;
+        }
+
+        /**
+         * Only authorized code may call the tool (docs/agents.md, "Restricted tools"): an action
+         * whose code the caller did not authorize ({@link Authorization}) fails the call with
+         * {@code REQUIRES_AUTHORIZED_CODE}, or, when the action has an approver, waits for its
+         * decision with the action's clock suspended and fails with {@code DENIED} if refused.
+         */
+        public Builder restricted() {
+            this.restricted = true;
+            return this;
+        }
+
+        /**
+         * The tool stays importable but every call fails in the guest with {@code NOT_FOUND} and
+         * {@code reason}, without reaching the host (a tool switched off by configuration).
+         */
+        public Builder disabled(String reason) {
+            this.disabled = Objects.requireNonNull(reason, "reason");
             return this;
         }
 

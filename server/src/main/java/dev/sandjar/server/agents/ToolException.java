@@ -21,6 +21,15 @@ public class ToolException extends BridgeException {
     /** The action made more tool calls than its cap allows. */
     public static final String TOOL_CALL_LIMIT = "TOOL_CALL_LIMIT";
 
+    /** A restricted tool was called by code that is not authorized, and no one could approve. */
+    public static final String REQUIRES_AUTHORIZED_CODE = "REQUIRES_AUTHORIZED_CODE";
+
+    /** A restricted tool was called by unauthorized code and the approval was refused. */
+    public static final String DENIED = "DENIED";
+
+    /** The tool does not exist or is disabled; nothing reached the host. */
+    public static final String NOT_FOUND = "NOT_FOUND";
+
     public ToolException(String code, String message) {
         super("ToolError", code, message);
     }
