@@ -57,6 +57,17 @@ final class CodeAnalyzer implements AutoCloseable {
         }
     }
 
+    /**
+     * A session call's code as {@link SessionEntry} needs it: its top-level declarations turned
+     * into assignments ({@code code}), and the names they and its function declarations bind.
+     */
+    record SessionPlan(
+            RunError syntaxError,
+            String code,
+            List<String> lexical,
+            List<String> vars,
+            List<String> functions) {}
+
     /** A top-level import declaration and its place in the code (UTF-16 offsets). */
     record Hoisted(String specifier, int line, int column, int start, int end) {}
 
@@ -87,6 +98,7 @@ final class CodeAnalyzer implements AutoCloseable {
                 }
             };
     private QuickJsEngine engine; // guarded by this
+    private JsValue session; // engine thread only: analyze.session
     private boolean closed; // guarded by this
 
     // Engine thread only.
@@ -192,6 +204,74 @@ final class CodeAnalyzer implements AutoCloseable {
         }
     }
 
+    /** Plans a session call's code (not cached: a session runs each code once, as a rule). */
+    SessionPlan sessionPlan(String code) {
+        return engine().call(e -> sessionPlanOnEngine(e, code));
+    }
+
+    private SessionPlan sessionPlanOnEngine(QuickJsEngine e, String code) {
+        if (runtime == null) {
+            load(e);
+        }
+        deadline = System.nanoTime() + TIME_LIMIT_NANOS;
+        String json;
+        try (JsValue source = context.newString(code);
+                JsValue open = context.newString(SessionEntry.PARSE_OPEN);
+                JsValue close = context.newString(SessionEntry.CLOSE);
+                JsResult r = context.call(session, context.undefined(), source, open, close)) {
+            if (!r.isOk()) {
+                JsError err = r.error();
+                discard();
+                return new SessionPlan(
+                        failed("the code could not be analysed: " + err, 0, 0).syntaxError(),
+                        null,
+                        List.of(),
+                        List.of(),
+                        List.of());
+            }
+            json = r.value().asString();
+        } catch (dev.sandjar.quickjs.JsMemoryException ex) {
+            discard();
+            return new SessionPlan(
+                    failed("the code is too large to analyse: " + ex.getMessage(), 0, 0)
+                            .syntaxError(),
+                    null,
+                    List.of(),
+                    List.of(),
+                    List.of());
+        }
+        try {
+            JsonNode n = JSON.readTree(json);
+            JsonNode err = n.get("syntaxError");
+            if (err != null) {
+                return new SessionPlan(
+                        failed(
+                                        err.get("message").asText(),
+                                        err.get("line").asInt(),
+                                        err.get("column").asInt())
+                                .syntaxError(),
+                        null,
+                        List.of(),
+                        List.of(),
+                        List.of());
+            }
+            return new SessionPlan(
+                    null,
+                    n.get("code").asText(),
+                    strings(n.get("lexical")),
+                    strings(n.get("vars")),
+                    strings(n.get("functions")));
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static List<String> strings(JsonNode list) {
+        List<String> out = new ArrayList<>(list.size());
+        list.forEach(v -> out.add(v.asText()));
+        return out;
+    }
+
     private static Parsed failed(String message, int line, int column) {
         return new Parsed(
                 new RunError(RunError.Kind.SYNTAX, "SyntaxError", message, "", line, column),
@@ -283,6 +363,7 @@ final class CodeAnalyzer implements AutoCloseable {
         deadline = System.nanoTime() + TIME_LIMIT_NANOS * 3;
         context.evalScript(resource("acorn.js"), "acorn.js").orThrow().close();
         analyze = context.evalScript(resource("analyzer.js"), "analyzer.js").orThrow();
+        session = analyze.get("session");
     }
 
     private void discard() {
@@ -292,6 +373,7 @@ final class CodeAnalyzer implements AutoCloseable {
         runtime = null;
         context = null;
         analyze = null;
+        session = null;
     }
 
     static String resource(String name) {

@@ -50,6 +50,8 @@ final class RunExecution {
     private final EventLoop loop;
     private final RunStatsRecorder stats;
     private final RunModuleLoader loader;
+    private final SessionCall sessionCall; // a session's call or a warm lambda's, else null
+    private final LambdaCall lambda; // null unless the run calls an exported function
     private volatile boolean started;
     private volatile Watchdog.Watch watch; // from execute until the run returns from the guest
     private boolean leaked;
@@ -83,8 +85,12 @@ final class RunExecution {
             String runId,
             Transport.Encoded globals,
             byte[] binaryGlobals,
-            CompletableFuture<RunResult> result) {
+            CompletableFuture<RunResult> result,
+            SessionCall sessionCall,
+            LambdaCall lambda) {
         this.sandbox = sandbox;
+        this.sessionCall = sessionCall;
+        this.lambda = lambda;
         this.request = request;
         this.limits = limits;
         this.runId = runId;
@@ -145,7 +151,7 @@ final class RunExecution {
         RunResult r;
         try {
             r = budget.cancelRequested() ? cancelledResult() : runOnEngine();
-        } catch (InvalidRequestException e) {
+        } catch (InvalidRequestException | SessionException e) {
             watch.close();
             end();
             result.completeExceptionally(e);
@@ -163,6 +169,9 @@ final class RunExecution {
             r = failure(budget.error());
         }
         end();
+        if (sessionCall != null) {
+            r = keepSessionState(r, interrupted);
+        }
         RunResult done = r;
         CompletableFuture<Void> held = session.heldBy();
         if (held == null) {
@@ -187,6 +196,46 @@ final class RunExecution {
                 completeWhenDelivered(held, done);
             }
         }
+    }
+
+    /**
+     * A session call's end: the engine's state becomes the session's when the engine is consistent
+     * (the guest ran to a result or an error QuickJS unwound from: a throw, a timeout at an
+     * interrupt check, out of memory); otherwise the session keeps its state from before the call
+     * and the result says so.
+     */
+    private RunResult keepSessionState(RunResult r, boolean interrupted) {
+        String lost = null;
+        if (template == null) {
+            return r; // the call never reached the engine's state: nothing changed
+        } else if (interrupted) {
+            lost = "the engine was stopped inside native code";
+        } else if (engine.isBroken()) {
+            lost = "the engine failed";
+        } else if (leaked) {
+            lost = "the call left engine objects open";
+        } else {
+            try {
+                sessionCall.after = engine.captureImage(template.snapshot);
+                return r;
+            } catch (RuntimeException e) {
+                lost = "its state could not be taken (" + e.getMessage() + ")";
+            }
+        }
+        sessionCall.lost = lost;
+        String note = lost + "; the session was reset to its state before this call";
+        RunError e = r.error();
+        RunError noted =
+                e == null
+                        ? RunError.of(RunError.Kind.INTERNAL, "SessionReset", note)
+                        : new RunError(
+                                e.kind(),
+                                e.name(),
+                                e.message() + " (" + note + ")",
+                                e.stack(),
+                                e.line(),
+                                e.column());
+        return failure(noted);
     }
 
     /**
@@ -223,27 +272,53 @@ final class RunExecution {
 
     private RunResult runOnEngine() {
         long t0 = System.nanoTime();
-        EntryModule.Built entry =
-                EntryModule.build(request.code(), () -> sandbox.analyzer().parse(request.code()));
+        EntryModule.Built entry = null;
+        SessionEntry.Built sessionEntry = null;
+        if (lambda != null && lambda.loaded()) {
+            // a warm lambda's later call: its module is in the session image already
+        } else if (sessionCall != null && lambda == null) {
+            CodeAnalyzer.SessionPlan plan = sandbox.analyzer().sessionPlan(request.code());
+            if (plan.syntaxError() != null) {
+                return failure(plan.syntaxError());
+            }
+            sessionEntry = SessionEntry.build(plan, sessionCall.known);
+        } else {
+            entry =
+                    EntryModule.build(
+                            request.code(), () -> sandbox.analyzer().parse(request.code()));
+        }
         stats.phases().analysisNanos = System.nanoTime() - t0;
-        if (entry.syntaxError() != null) {
+        if (entry != null && entry.syntaxError() != null) {
             return failure(entry.syntaxError());
         }
+        if (entry != null && lambda != null && (entry.wrapped() || entry.script())) {
+            return failure(
+                    RunError.of(
+                            RunError.Kind.EXCEPTION,
+                            "TypeError",
+                            "a lambda's code is a module that exports the function '"
+                                    + lambda.function
+                                    + "'; this code has no export"));
+        }
         int userLines =
-                entry.wrapped()
+                entry == null || entry.wrapped()
                         ? request.code().split("\r\n|\r|\n|\u2028|\u2029", -1).length
                         : Integer.MAX_VALUE;
         errors =
                 new ErrorClassifier(
                         request.filename(),
-                        entry.line1Shift(),
+                        entry != null
+                                ? entry.line1Shift()
+                                : sessionEntry != null ? sessionEntry.line1Shift() : 0,
                         userLines,
                         limits.heapBytes(),
                         limits.stackBytes());
         try {
             RunSetup setup = new RunSetup(sandbox, limits, budget, stats.phases());
             bridges.addAll(request.bridges());
-            template = setup.restore(engine, this, bridges);
+            template =
+                    setup.restore(
+                            engine, this, bridges, sessionCall == null ? null : sessionCall.before);
             refusedGrowthsAtStart = engine.refusedGrowths();
             values =
                     new ValueTransfer(
@@ -254,8 +329,20 @@ final class RunExecution {
             dispatcher =
                     new BridgeDispatcher(template.context, bridges, session, budget, values, loop);
             loader.attach(template, values);
+            if (sessionCall != null) {
+                setup.removeGlobals(template, this, sessionCall.previousGlobals);
+            }
             setup.defineGlobals(template, values, this, globals, binaryGlobals);
             stats.guestStarts();
+            if (sessionEntry != null) {
+                return evaluateSession(sessionEntry);
+            }
+            if (entry == null) {
+                bridges.addAll(lambda.linked);
+                try (JsValue global = template.context.global()) {
+                    return callExport(global.get(LambdaCall.MODULE_GLOBAL));
+                }
+            }
             return evaluate(entry);
         } catch (JsMemoryException e) {
             return failure(
@@ -308,9 +395,137 @@ final class RunExecution {
                 evaluated = called.orThrow();
             }
         }
+        if (lambda != null) {
+            JsValue namespace = settle(evaluated);
+            if (lambda.keep) {
+                try (JsValue global = template.context.global()) {
+                    template.context.setProperty(global, LambdaCall.MODULE_GLOBAL, namespace);
+                }
+                lambda.linkedAfter =
+                        List.copyOf(bridges.subList(request.bridges().size(), bridges.size()));
+                lambda.kept = true;
+            }
+            return callExport(namespace);
+        }
         ValueTransfer.Encoded out;
         try (JsValue settled = settle(evaluated);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
+            backFromGuest();
+            out = values.encode(v, "result", request.truncateOutput());
+        }
+        Map<String, Object> synced = values.syncGlobals(request);
+        return new RunResult(
+                runId,
+                out.value(),
+                null,
+                out.truncated(),
+                logs.entries(),
+                synced,
+                limits,
+                runStats());
+    }
+
+    /** Calls the lambda's export with its arguments and drives what it returns to the result. */
+    private RunResult callExport(JsValue namespace) {
+        JsContext ctx = template.context;
+        JsValue promise;
+        try (JsValue ns = namespace;
+                JsValue fn = ns.get(lambda.function)) {
+            String type = fn.typeOf();
+            if (!type.equals("function")) {
+                return failure(
+                        RunError.of(
+                                RunError.Kind.EXCEPTION,
+                                "TypeError",
+                                "the module has no exported function '"
+                                        + lambda.function
+                                        + "' (that export is "
+                                        + type
+                                        + ")"));
+            }
+            JsValue[] args = new JsValue[lambda.args.size()];
+            try {
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = values.toGuest(lambda.args.get(i), "args[" + i + "]");
+                }
+                try (JsResult called = ctx.call(fn, ctx.undefined(), args)) {
+                    if (!called.isOk()) {
+                        return failure(classify(called.error(), false));
+                    }
+                    promise = called.orThrow();
+                }
+            } finally {
+                for (JsValue a : args) {
+                    if (a != null) {
+                        a.close();
+                    }
+                }
+            }
+        }
+        JsValue settled = null;
+        try {
+            settled = settle(promise);
+        } finally {
+            if (settled != promise) {
+                promise.close();
+            }
+        }
+        ValueTransfer.Encoded out;
+        try (JsValue v = settled) {
+            backFromGuest();
+            out = values.encode(v, "result", request.truncateOutput());
+        }
+        return new RunResult(
+                runId,
+                out.value(),
+                null,
+                out.truncated(),
+                logs.entries(),
+                values.syncGlobals(request),
+                limits,
+                runStats());
+    }
+
+    /**
+     * Evaluates a session call: its declarations at global scope (they stay declared even when the
+     * body then fails), then its body, driven to its result like a script entry's.
+     */
+    private RunResult evaluateSession(SessionEntry.Built entry) {
+        JsContext ctx = template.context;
+        JsValue binder;
+        try (JsResult d = ctx.evalScript(entry.declarations(), SessionEntry.DECLARATIONS_FILE)) {
+            if (!d.isOk()) {
+                return failure(classify(d.error(), true));
+            }
+            binder = d.orThrow();
+        }
+        sessionCall.declared(entry.declared());
+        JsValue promise;
+        try (JsValue b = binder) {
+            try (JsResult r = ctx.evalScript(entry.body(), request.filename())) {
+                if (!r.isOk()) {
+                    return failure(classify(r.error(), true));
+                }
+                try (JsValue fn = r.orThrow();
+                        JsResult called = ctx.call(fn, ctx.undefined(), b)) {
+                    if (!called.isOk()) {
+                        return failure(classify(called.error(), true));
+                    }
+                    promise = called.orThrow();
+                }
+            }
+        }
+        // A session's engine is imaged after the call, so every handle must be closed by then.
+        JsValue settled = null;
+        try {
+            settled = settle(promise);
+        } finally {
+            if (settled != promise) {
+                promise.close();
+            }
+        }
+        ValueTransfer.Encoded out;
+        try (JsValue v = settled) {
             backFromGuest();
             out = values.encode(v, "result", request.truncateOutput());
         }

@@ -46,6 +46,28 @@ public final class RunRequest {
         truncateOutput = b.truncateOutput;
     }
 
+    static boolean isIdentifier(String name) {
+        return IDENTIFIER.matcher(name).matches();
+    }
+
+    /** This request with other bridges and no module resolution: a session call's run. */
+    RunRequest forSession(List<Bridge> sessionBridges, Limits effective) {
+        return new RunRequest(this, sessionBridges, effective);
+    }
+
+    private RunRequest(RunRequest base, List<Bridge> bridges, Limits limits) {
+        code = base.code;
+        filename = base.filename;
+        globals = base.globals;
+        inputs = base.inputs;
+        this.limits = limits;
+        this.bridges = List.copyOf(bridges);
+        modules = null;
+        logListener = base.logListener;
+        clock = base.clock;
+        truncateOutput = base.truncateOutput;
+    }
+
     public static Builder builder(String code) {
         return new Builder(code);
     }

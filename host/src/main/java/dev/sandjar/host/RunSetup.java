@@ -1,5 +1,6 @@
 package dev.sandjar.host;
 
+import dev.sandjar.quickjs.EngineImage;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsError;
 import dev.sandjar.quickjs.JsResult;
@@ -34,10 +35,20 @@ final class RunSetup {
      * Restores {@code engine} to the template for {@code bridges} (building it first if new),
      * routes its host callbacks to {@code run}, starts the CPU budget and sets the run's limits.
      */
-    Template restore(QuickJsEngine engine, RunExecution run, List<Bridge> bridges) {
+    Template restore(
+            QuickJsEngine engine, RunExecution run, List<Bridge> bridges, EngineImage session) {
         start = System.nanoTime();
         cpuStart = budget.cpuNow();
         Template template = sandbox.templates().restoreFor(engine, run, bridges);
+        if (session != null) {
+            try {
+                engine.restoreImage(template.snapshot, session);
+            } catch (IllegalArgumentException e) {
+                throw new SessionException(
+                        SessionException.Reason.IMAGE,
+                        "the session's state does not fit this sandbox: " + e.getMessage());
+            }
+        }
         long restored = System.nanoTime();
         phases.runtimeNanos = restored - start;
         // The CPU budget is the guest's: building a template (~0.15-0.6 s on a cold engine, once
@@ -52,6 +63,22 @@ final class RunSetup {
         phases.contextNanos = limitsSet - restored;
         phases.bridgesNanos = 0;
         return template;
+    }
+
+    /** Removes the globals the host defined for a session's previous call. */
+    void removeGlobals(Template template, RunExecution run, java.util.Set<String> names) {
+        if (names.isEmpty()) {
+            return;
+        }
+        StringBuilder script = new StringBuilder("\"use strict\";");
+        for (String n : names) {
+            script.append("delete globalThis.").append(n).append(';');
+        }
+        try (JsResult r = template.context.evalScript(script.toString(), "sandjar:session")) {
+            if (!r.isOk()) {
+                throw run.setupFailure(r.error());
+            }
+        }
     }
 
     /**

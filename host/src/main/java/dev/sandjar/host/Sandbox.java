@@ -61,6 +61,7 @@ public final class Sandbox implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     private final Watchdog watchdog;
     private final ExecutorService blocking;
+    private final Sessions sessions;
     private volatile boolean closed;
     private final AtomicLong leaks = new AtomicLong();
 
@@ -82,6 +83,7 @@ public final class Sandbox implements AutoCloseable {
         this.timer.setRemoveOnCancelPolicy(true);
         this.watchdog = new Watchdog(timer);
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
+        this.sessions = new Sessions(this, b.maxSessions, timer);
         try {
             this.pool = new EnginePool(b.poolSize, engineOptions);
             if (b.preloadAnalyzer) {
@@ -165,10 +167,15 @@ public final class Sandbox implements AutoCloseable {
 
     /** Starts the request and returns at once; see {@link SandboxRun}. */
     public SandboxRun submit(RunRequest request) {
+        return submit(request, request.limits().resolve(defaults, ceilings), null, null);
+    }
+
+    /** Starts a run with its effective limits; a session's call carries its {@link SessionCall}. */
+    SandboxRun submit(
+            RunRequest request, Limits effective, SessionCall session, LambdaCall lambda) {
         if (closed) {
             throw new EngineException("the sandbox is closed");
         }
-        Limits effective = request.limits().resolve(defaults, ceilings);
         if (request.code().length() > effective.codeChars()) {
             throw new InvalidRequestException(
                     "the code is "
@@ -192,7 +199,16 @@ public final class Sandbox implements AutoCloseable {
         String runId = "run-" + RUN_IDS.incrementAndGet();
         CompletableFuture<RunResult> result = new CompletableFuture<>();
         RunExecution execution =
-                new RunExecution(this, request, effective, runId, globals, binaryGlobals, result);
+                new RunExecution(
+                        this,
+                        request,
+                        effective,
+                        runId,
+                        globals,
+                        binaryGlobals,
+                        result,
+                        session,
+                        lambda);
         CompletableFuture<EnginePool.Lease> lease = pool.acquireAsync();
         lease.whenComplete(
                 (l, err) -> {
@@ -318,6 +334,173 @@ public final class Sandbox implements AutoCloseable {
         }
     }
 
+    /**
+     * Calls {@code function}, an export of the module {@code code}, with {@code args} in a fresh
+     * context, and waits for what it returns (a promise is awaited): a cold lambda
+     * (docs/sessions.md, "Lambdas"). Arguments cross through the transport like globals.
+     */
+    public RunResult call(String code, String function, List<?> args) {
+        return call(RunRequest.builder(code).build(), function, args);
+    }
+
+    /**
+     * {@link #call(String, String, List)} with the module's run settings (filename, bridges,
+     * imports, limits, log listener) from {@code module}; its globals are defined as in a run.
+     * Waits like {@link #run}.
+     */
+    public RunResult call(RunRequest module, String function, List<?> args) {
+        return await(submitCall(module, function, args));
+    }
+
+    /**
+     * Starts a cold lambda call and returns at once; see {@link #call(RunRequest, String, List)}.
+     */
+    public SandboxRun submitCall(RunRequest module, String function, List<?> args) {
+        return submit(
+                module,
+                module.limits().resolve(defaults, ceilings),
+                null,
+                new LambdaCall(function(function), checkedArgs(args), false, null));
+    }
+
+    /**
+     * A warm lambda of the module {@code module}: its first call instantiates the module, and later
+     * calls reuse it with whatever state its module scope holds (trading isolation for speed).
+     * Between calls it holds an engine image, not an engine, like a session; it counts against
+     * {@code maxSessions}.
+     */
+    public WarmLambda warmLambda(RunRequest module) {
+        Objects.requireNonNull(module, "module");
+        SandboxSession state =
+                sessions.open(
+                        SessionOptions.builder()
+                                .bridges(module.bridges())
+                                .limits(module.limits())
+                                .build(),
+                        null,
+                        java.util.Map.of(),
+                        java.util.Set.of());
+        return new WarmLambda(this, module, state);
+    }
+
+    static String function(String name) {
+        Objects.requireNonNull(name, "function");
+        if (!RunRequest.isIdentifier(name) && !name.equals("default")) {
+            throw new InvalidRequestException(
+                    "function '" + name + "' must be the name of an export (an identifier)");
+        }
+        return name;
+    }
+
+    static List<Object> checkedArgs(List<?> args) {
+        Objects.requireNonNull(args, "args");
+        List<Object> copy = new java.util.ArrayList<>(args);
+        try {
+            Transport.encode(copy, "args");
+        } catch (TransportException e) {
+            throw new InvalidRequestException(
+                    "an argument cannot enter the sandbox: " + e.getMessage(), e);
+        }
+        return java.util.Collections.unmodifiableList(copy);
+    }
+
+    /** Waits for a run as {@link #run} does (interrupting the caller cancels it). */
+    RunResult await(SandboxRun run) {
+        if (QuickJsEngine.onEngineThread()) {
+            throw new EngineException(
+                    "a lambda was called from inside a run (a bridge handler or log listener),"
+                            + " where waiting for another run can deadlock the pool; use"
+                            + " submitCall(...).result() and return it as the operation's"
+                            + " CompletionStage");
+        }
+        try {
+            return run.result().get();
+        } catch (InterruptedException e) {
+            run.cancel();
+            try {
+                return run.result().join();
+            } catch (CompletionException ce) {
+                throw asSandjar(ce.getCause());
+            } finally {
+                Thread.currentThread().interrupt();
+            }
+        } catch (ExecutionException e) {
+            throw asSandjar(e.getCause());
+        }
+    }
+
+    /**
+     * Opens a persistent session (docs/sessions.md): calls evaluate in one global scope, so what
+     * one call declares the next can use. Sessions hold no engine while idle.
+     *
+     * @throws SessionException at the sandbox's {@code maxSessions}, or when it is closed
+     */
+    public SandboxSession openSession(SessionOptions options) {
+        Objects.requireNonNull(options, "options");
+        sessionLimits(options, Limits.none()); // refuses limits above the ceilings now
+        return sessions.open(options, null, java.util.Map.of(), java.util.Set.of());
+    }
+
+    /** A session with no bridges, the default limits and a 15-minute idle expiry. */
+    public SandboxSession openSession() {
+        return openSession(SessionOptions.defaults());
+    }
+
+    /**
+     * Brings back a session {@link SandboxSession#save() saved} here or by another process of the
+     * same engine build, as a new live session with its own id. {@code options} must have the
+     * bridges the session was saved with (their state is in the image); its limits and expiry are
+     * the restored session's.
+     *
+     * @throws SessionException ({@link SessionException.Reason#IMAGE}) for bytes that are not a
+     *     saved session, are damaged, or come from another format, engine build or bridge set (the
+     *     message names both); at the session cap, or when the sandbox is closed
+     */
+    public SandboxSession restoreSession(byte[] saved, SessionOptions options) {
+        Objects.requireNonNull(saved, "saved");
+        Objects.requireNonNull(options, "options");
+        sessionLimits(options, Limits.none());
+        SessionImages.Saved s = SessionImages.read(saved, options);
+        return sessions.open(options, s.image(), s.declared(), s.globals());
+    }
+
+    /** {@link #restoreSession(byte[], SessionOptions)} for a session with no bridges. */
+    public SandboxSession restoreSession(byte[] saved) {
+        return restoreSession(saved, SessionOptions.defaults());
+    }
+
+    /** Live sessions now. */
+    public int sessionCount() {
+        return sessions.count();
+    }
+
+    /** The live session with this id, or null (closed, expired, or never opened here). */
+    public SandboxSession session(String id) {
+        return sessions.get(Objects.requireNonNull(id, "id"));
+    }
+
+    Sessions sessions() {
+        return sessions;
+    }
+
+    /**
+     * A session call's effective limits: the call's, else the session's, else the sandbox's
+     * defaults, clamped to the ceilings; the heap is always the session's.
+     */
+    Limits sessionLimits(SessionOptions options, Limits call) {
+        Limits session = options.limits().resolve(defaults, ceilings);
+        if (call.heapBytes() != null && !call.heapBytes().equals(session.heapBytes())) {
+            throw new InvalidRequestException(
+                    "a session call cannot set heapBytes ("
+                            + call.heapBytes()
+                            + "): the session's memory limit is "
+                            + session.heapBytes()
+                            + " bytes, set when it opens");
+        }
+        Limits merged = call.resolve(session, ceilings);
+        return merged.toBuilder().heapBytes(session.heapBytes()).build().resolve(session, ceilings);
+    }
+
     /** The defaults a request's limits fall back to (complete except a derived wallTimeout). */
     public Limits defaults() {
         return defaults;
@@ -403,6 +586,7 @@ public final class Sandbox implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        sessions.closeAll();
         pool.close();
         templates.clear();
         analyzer.close();
@@ -416,8 +600,22 @@ public final class Sandbox implements AutoCloseable {
         private Limits ceilings = Limits.none();
         private ZoneId zone = ZoneOffset.UTC;
         private boolean preloadAnalyzer;
+        private int maxSessions = 100;
 
         private Builder() {}
+
+        /**
+         * Live sessions the sandbox holds at most (1 to 100,000; 100 by default); opening one more
+         * is refused. Idle sessions hold their engine image, not an engine.
+         */
+        public Builder maxSessions(int max) {
+            if (max < 1 || max > 100_000) {
+                throw new InvalidRequestException(
+                        "maxSessions (" + max + ") must be between 1 and 100000");
+            }
+            this.maxSessions = max;
+            return this;
+        }
 
         /** Engine instances, 1 to 256; the default is one per core. */
         public Builder poolSize(int size) {

@@ -435,11 +435,83 @@
              references: referencesOf(ast, wanted, 0) };
   }
 
+  // The names a binding pattern declares.
+  function boundNames(pattern, out) {
+    if (!pattern) return out;
+    switch (pattern.type) {
+      case "Identifier": out.push(pattern.name); break;
+      case "ObjectPattern":
+        for (const p of pattern.properties) boundNames(p.type === "RestElement" ? p.argument : p.value, out);
+        break;
+      case "ArrayPattern": for (const e of pattern.elements) boundNames(e, out); break;
+      case "AssignmentPattern": boundNames(pattern.left, out); break;
+      case "RestElement": boundNames(pattern.argument, out); break;
+      default: break;
+    }
+    return out;
+  }
+
+  // A session call's code (host/SessionEntry.java): the body of the script wrapper whose top-level
+  // declarations must outlive the call. Each let/const/var/class declaration becomes an assignment
+  // to a global binding the host declares first (`let x = 1` reads `;(x = 1)`), function
+  // declarations stay where they are and are bound to globals when the call starts; everything
+  // else is untouched, so return and await work as in a run. Returns JSON: {syntaxError} or
+  // {code, lexical, vars, functions}.
+  function session(code, open, close) {
+    let ast;
+    try {
+      ast = acorn.parse(open + code + close, { ecmaVersion: "latest", sourceType: "script",
+                                               locations: true });
+      const stmt = ast.body.length === 1 ? ast.body[0] : null;
+      if (!stmt || stmt.type !== "ExpressionStatement" || !isWrapper(stmt.expression, open, code)) {
+        throw notWrapped(stmt && stmt.expression, open, code);
+      }
+    } catch (e) {
+      const f = failure(e, code, open.length);
+      let message = f.message;
+      if (/'import' and 'export' may (only )?appear/.test(message)) {
+        message = `a session call cannot import or export: declare what later calls need at the top level (${message})`;
+      }
+      return stringify({ syntaxError: { message, line: f.line, column: f.column } });
+    }
+    const top = ast.body[0].expression.body.body;
+    const edits = []; // [position in code, characters to remove, text to insert]
+    const lexical = [];
+    const vars = [];
+    const functions = [];
+    for (const node of top) {
+      const start = node.start - open.length;
+      const end = node.end - open.length;
+      if (node.type === "VariableDeclaration" && node.kind !== "using" && node.kind !== "await using") {
+        edits.push([start, node.kind.length, ";(" + " ".repeat(node.kind.length - 2)]);
+        for (const d of node.declarations) {
+          boundNames(d.id, node.kind === "var" ? vars : lexical);
+          if (!d.init && node.kind !== "var") edits.push([d.id.end - open.length, 0, " = void 0"]);
+        }
+        const last = node.declarations[node.declarations.length - 1];
+        edits.push([last.end - open.length, 0, ")"]);
+      } else if (node.type === "ClassDeclaration") {
+        lexical.push(node.id.name);
+        edits.push([start, 0, `;(${node.id.name} = `]);
+        edits.push([end, 0, ");"]);
+      } else if (node.type === "FunctionDeclaration") {
+        functions.push(node.id.name);
+      }
+    }
+    // From the end back; of two edits at one place, the later one first, so the earlier one's
+    // text comes first (`x = void 0` before the closing parenthesis).
+    edits.forEach((e, i) => e.push(i));
+    edits.sort((a, b) => b[0] - a[0] || b[3] - a[3]);
+    let out = code;
+    for (const [at, remove, text] of edits) out = out.slice(0, at) + text + out.slice(at + remove);
+    return stringify({ code: out, lexical, vars, functions });
+  }
+
   // Script or module is decided by the parse: code that is a valid body of the script wrapper
   // runs as a script (whatever its comments and strings say); else code whose top level declares
   // imports runs as a module with them hoisted; code with a top-level export runs as written. When
   // nothing parses, the error of the reading that got furthest is reported.
-  return function analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose, wanted) {
+  function analyze(code, scriptOpen, scriptClose, moduleOpen, moduleClose, wanted) {
     const body = code.startsWith("#!") ? code.replace(/^#![^\n\r\u2028\u2029]*/, (m) => " ".repeat(m.length)) : code;
     const errors = [];
     try {
@@ -469,5 +541,7 @@
       if (best === null || e.pos > best.pos) best = e;
     }
     return stringify({ syntaxError: { message: best.message, line: best.line, column: best.column } });
-  };
+  }
+  analyze.session = session;
+  return analyze;
 })()

@@ -285,6 +285,35 @@ public final class QuickJsEngine implements AutoCloseable {
         imports.clearLines();
     }
 
+    /**
+     * The engine's state over {@code base} (a snapshot this engine took), as an {@link EngineImage}
+     * that can be restored later on this or any engine of the same build. The engine must hold
+     * exactly base's runtimes, contexts, handles and host functions; it throws {@link
+     * IllegalStateException} otherwise. Engine thread only, not from inside a host function.
+     */
+    public EngineImage captureImage(EngineSnapshot base) {
+        checkClosable("image of the engine");
+        return snapshots.capture(base);
+    }
+
+    /**
+     * Restores {@code image} over {@code base} (a snapshot of this engine with the shape the image
+     * was taken over): the Java side as in base, memory and globals as in the image. Throws {@link
+     * IllegalArgumentException}, leaving the engine as it was, for an image of another engine build
+     * or base shape, or one larger than this engine's memory maximum. Engine thread only, not from
+     * inside a host function.
+     */
+    public void restoreImage(EngineSnapshot base, EngineImage image) {
+        checkClosable("restore of the engine");
+        snapshots.restoreImage(base, image);
+        imports.clearLines();
+    }
+
+    /** The engine build images name: the npm package, its version and the binary's digest. */
+    public static String buildId() {
+        return EngineImage.currentBuild();
+    }
+
     /** The whole linear memory as it is now, for tests that compare it with a snapshot. */
     byte[] memoryCopy() {
         checkThread();

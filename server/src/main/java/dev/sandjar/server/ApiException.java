@@ -17,6 +17,7 @@ final class ApiException extends RuntimeException {
         FORBIDDEN(403),
         NOT_FOUND(404),
         NOT_ACCEPTABLE(406),
+        CONFLICT(409),
         PAYLOAD_TOO_LARGE(413),
         UNSUPPORTED_MEDIA_TYPE(415),
         TOO_MANY_RUNS(429),

@@ -2,6 +2,7 @@ package dev.sandjar.server;
 
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.RefusedException;
+import dev.sandjar.host.SessionException;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import org.slf4j.Logger;
@@ -38,6 +39,16 @@ final class ErrorResponses {
         }
         if (e instanceof InvalidRequestException bad) {
             return ApiException.badRequest(bad.getMessage());
+        }
+        if (e instanceof SessionException se) {
+            return new ApiException(
+                    switch (se.reason()) {
+                        case CLOSED, EXPIRED -> ApiException.Code.NOT_FOUND;
+                        case BUSY -> ApiException.Code.CONFLICT;
+                        case TOO_MANY -> ApiException.Code.TOO_MANY_RUNS;
+                        case IMAGE -> ApiException.Code.BAD_REQUEST;
+                    },
+                    se.getMessage());
         }
         if (e instanceof RefusedException refused) {
             return ApiException.forbidden(refused.getMessage());

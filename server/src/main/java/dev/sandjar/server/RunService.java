@@ -195,6 +195,98 @@ final class RunService {
         return modules.moduleResolution();
     }
 
+    /**
+     * A session's options from how it was opened: the token's default capabilities less those
+     * withheld (no progress listener: a session's calls answer with JSON), its limits under the
+     * token's policy, its idle expiry. The same opening gives the same bridges, so a session the
+     * server saved restores after a restart.
+     */
+    dev.sandjar.host.SessionOptions sessionOptions(ServerSessions.Opening o, Tokens.Token token) {
+        RunBody none =
+                RunBody.parse("{\"code\": \"\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        none.withhold.addAll(o.withhold());
+        return dev.sandjar.host.SessionOptions.builder()
+                .bridges(capabilities(none, token, SseEvents.NONE))
+                .limits(limits(o.limits(), token.policy()))
+                .idleTimeout(ServerSessions.idle(o.idleMs()))
+                .build();
+    }
+
+    /** A session call's request: the body's code, inputs, globals and limits (not the heap). */
+    RunRequest sessionCall(RunBody body, Tokens.Token token) {
+        if (body.fetch
+                || body.workspaceId != null
+                || !body.secrets.isEmpty()
+                || !body.withhold.isEmpty()) {
+            throw ApiException.badRequest(
+                    "a session call cannot set capabilities: they are set when the session opens"
+                            + " (POST /api/sessions)");
+        }
+        if (body.limits.containsKey("memoryMb")) {
+            throw ApiException.badRequest(
+                    "a session call cannot set limits.memoryMb: the session's memory is set when it"
+                            + " opens");
+        }
+        RunRequest.Builder request = RunRequest.builder(body.code).filename(body.filename);
+        if (body.inputsJson != null) {
+            request.jsonInput("inputs", body.inputsJson);
+        }
+        body.globalsJson.forEach(request::jsonGlobal);
+        // Everything the body asked for under the policy, but not the heap: the session's stands.
+        Limits full = limits(body.limits, token.policy());
+        Limits.Builder b = Limits.builder().timeout(full.timeout());
+        if (full.wallTimeout() != null) {
+            b.wallTimeout(full.wallTimeout());
+        }
+        if (full.outputBytes() != null) {
+            b.outputBytes(full.outputBytes());
+        }
+        if (full.logLines() != null) {
+            b.logLines(full.logLines());
+        }
+        if (full.logChars() != null) {
+            b.logChars(full.logChars());
+        }
+        if (full.pendingOperations() != null) {
+            b.pendingOperations(full.pendingOperations());
+        }
+        request.limits(b.build());
+        return request.build();
+    }
+
+    /**
+     * Admits a session's call like a run (a slot, the token's share) and starts it; the future
+     * completes after the slot is back.
+     */
+    CompletableFuture<dev.sandjar.host.RunResult> startSession(
+            dev.sandjar.host.SandboxSession session, RunRequest call, Tokens.Token token) {
+        Runnable release = admit(token);
+        SandboxRun run;
+        try {
+            run = session.submit(call);
+        } catch (RuntimeException e) {
+            release.run();
+            throw e;
+        }
+        String id = UUID.randomUUID().toString();
+        Active a =
+                new Active(
+                        id,
+                        token.name(),
+                        run,
+                        run.result()
+                                .whenComplete(
+                                        (r, t) -> {
+                                            active.remove(id);
+                                            release.run();
+                                            if (r != null) {
+                                                metrics.finished(r);
+                                            }
+                                        }));
+        track(id, a);
+        return a.result();
+    }
+
     /** A Code node and its invocation (without a listener yet), from a node body. */
     record PreparedNode(CodeNode node, NodeInvocation.Builder invocation) {}
 

@@ -27,6 +27,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -97,6 +98,8 @@ public final class SandjarServer implements AutoCloseable {
     private boolean warmUpStarted;
     private final AtomicBoolean stopped = new AtomicBoolean();
 
+    private final ServerSessions sessions;
+
     /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
     private final AtomicInteger answering = new AtomicInteger();
 
@@ -131,6 +134,7 @@ public final class SandjarServer implements AutoCloseable {
                         metrics,
                         slots);
         metrics.pool(sandbox.poolSize(), runs::inFlight);
+        this.sessions = new ServerSessions(sandbox, b.sessionsDir);
         this.anonymous =
                 new Tokens.Token(
                         "anonymous",
@@ -140,6 +144,22 @@ public final class SandjarServer implements AutoCloseable {
                                 basePolicy.maxTimeoutMs(),
                                 basePolicy.maxMemoryMb(),
                                 slots));
+        try {
+            sessions.load(
+                    this::tokenNamed,
+                    o -> runs.sessionOptions(o, tokenNamed(o.token()).orElseThrow()));
+        } catch (RuntimeException e) {
+            closeOwned();
+            throw e;
+        }
+    }
+
+    /** The token of this name (the anonymous one when the server has no tokens). */
+    private Optional<Tokens.Token> tokenNamed(String name) {
+        if (tokens == null) {
+            return name.equals(anonymous.name()) ? Optional.of(anonymous) : Optional.empty();
+        }
+        return tokens.all().stream().filter(t -> t.name().equals(name)).findFirst();
     }
 
     public static Builder builder() {
@@ -235,6 +255,10 @@ public final class SandjarServer implements AutoCloseable {
         c.routes.post("/api/runs", guarded(this::postRun));
         c.routes.delete("/api/runs/{id}", guarded(this::deleteRun));
         c.routes.post("/api/nodes/runs", guarded(this::postNodeRun));
+        c.routes.post("/api/sessions", guarded(this::openSession));
+        c.routes.post("/api/sessions/{id}/runs", guarded(this::postSessionRun));
+        c.routes.post("/api/sessions/{id}/fork", guarded(this::forkSession));
+        c.routes.delete("/api/sessions/{id}", guarded(this::closeSession));
         c.routes.get("/api/packs", guarded(this::packs));
         c.routes.get("/api/sandbox-modules/<id>", guarded(this::module));
         startWarmUp();
@@ -567,6 +591,91 @@ public final class SandjarServer implements AutoCloseable {
         return c instanceof Exception x ? x : new EngineException(String.valueOf(c), c);
     }
 
+    /** The fields of a {@code POST /api/sessions} body; every one is optional. */
+    private static final Set<String> SESSION_FIELDS =
+            Set.of("limits", "capabilities", "idleTimeoutMs");
+
+    private void openSession(Context ctx) throws IOException {
+        Tokens.Token token = token(ctx);
+        byte[] raw = body(ctx);
+        com.fasterxml.jackson.databind.JsonNode root;
+        try {
+            root = raw.length == 0 ? RunBody.JSON.createObjectNode() : RunBody.JSON.readTree(raw);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw ApiException.badRequest("the body must be a JSON object");
+        }
+        for (String f : (Iterable<String>) root::fieldNames) {
+            if (!SESSION_FIELDS.contains(f)) {
+                throw ApiException.badRequest(
+                        "the body has an unknown field '"
+                                + f
+                                + "'; the fields are "
+                                + Policy.sorted(SESSION_FIELDS));
+            }
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode asRun = RunBody.JSON.createObjectNode();
+        asRun.put("code", "");
+        if (root.has("limits")) {
+            asRun.set("limits", root.get("limits"));
+        }
+        if (root.has("capabilities")) {
+            com.fasterxml.jackson.databind.JsonNode caps = root.get("capabilities");
+            if (!caps.isObject() || caps.size() != (caps.has("withhold") ? 1 : 0)) {
+                throw ApiException.badRequest(
+                        "a session's capabilities may only withhold defaults ({\"withhold\":"
+                            + " [...]}); fetch, workspace and secrets are not offered to sessions");
+            }
+            asRun.set("capabilities", caps);
+        }
+        RunBody parsed = RunBody.parse(RunBody.JSON.writeValueAsBytes(asRun));
+        long idleMs = 0;
+        com.fasterxml.jackson.databind.JsonNode idle = root.get("idleTimeoutMs");
+        if (idle != null) {
+            if (!idle.isIntegralNumber() || idle.asLong() < 1) {
+                throw ApiException.badRequest(
+                        "idleTimeoutMs must be a whole number >= 1, got " + idle);
+            }
+            idleMs = idle.asLong();
+        }
+        ServerSessions.Opening opening =
+                new ServerSessions.Opening(
+                        token.name(),
+                        List.copyOf(parsed.withhold),
+                        Map.copyOf(parsed.limits),
+                        idleMs);
+        String id = sessions.open(opening, runs.sessionOptions(opening, token));
+        ok(ctx, "{\"id\":" + quote(id) + "}");
+    }
+
+    private void postSessionRun(Context ctx) throws Exception {
+        answering.incrementAndGet();
+        try {
+            Tokens.Token token = token(ctx);
+            String id = ctx.pathParam("id");
+            sessions.get(id, token); // 404 before reading the body
+            RunBody body = RunBody.parse(body(ctx));
+            RunRequest call = runs.sessionCall(body, token);
+            RunResult r = sessions.run(id, token, call, runs);
+            answer(ctx, ResultJson.result(r.runId(), r));
+        } finally {
+            answering.decrementAndGet();
+        }
+    }
+
+    private void forkSession(Context ctx) {
+        String id = sessions.fork(ctx.pathParam("id"), token(ctx));
+        ok(ctx, "{\"id\":" + quote(id) + "}");
+    }
+
+    private void closeSession(Context ctx) {
+        String id = ctx.pathParam("id");
+        sessions.close(id, token(ctx));
+        ok(ctx, "{\"id\":" + quote(id) + ",\"closed\":true}");
+    }
+
     private void deleteRun(Context ctx) {
         String id = ctx.pathParam("id");
         if (!runs.cancel(id, token(ctx).name())) {
@@ -683,6 +792,7 @@ public final class SandjarServer implements AutoCloseable {
         private Duration drainGrace = DEFAULT_DRAIN_GRACE;
         private Duration warmUp = DEFAULT_WARM_UP;
         private Path workspaces;
+        private Path sessionsDir;
         private SecretStore secrets;
 
         private Builder() {}
@@ -786,6 +896,16 @@ public final class SandjarServer implements AutoCloseable {
         /** Where workspaces live: DIR/TOKEN_NAME/WORKSPACE_ID; none by default. */
         public Builder workspaces(Path dir) {
             this.workspaces = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /**
+         * Where the server keeps its sessions (docs/sessions.md, "Over HTTP"): each is written
+         * there after every call, atomically, and the server restores them when it starts. Without
+         * it sessions live only in memory.
+         */
+        public Builder sessionsDir(Path dir) {
+            this.sessionsDir = Objects.requireNonNull(dir, "dir");
             return this;
         }
 

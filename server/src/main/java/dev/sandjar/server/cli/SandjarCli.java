@@ -73,6 +73,7 @@ public final class SandjarCli {
                     ValidateCommand.USAGE,
                     ActCommand.USAGE,
                     McpCommand.USAGE,
+                    CallCommand.USAGE,
                     "run options (node takes them too, but --global):",
                     "  --timeout-ms N           guest CPU budget in ms (default "
                             + Limits.DEFAULTS.timeout().toMillis()
@@ -127,6 +128,9 @@ public final class SandjarCli {
             if (args.length > 0 && args[0].equals("mcp")) {
                 return McpCommand.run(args, System.in, out, err);
             }
+            if (args.length > 0 && args[0].equals("call")) {
+                return CallCommand.run(args, out, err);
+            }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
             }
@@ -140,6 +144,15 @@ public final class SandjarCli {
     }
 
     private static int run(Options options, PrintStream out, PrintStream err) {
+        return run(options, out, err, null, List.of());
+    }
+
+    /**
+     * A run of the file, or with {@code function} a call of that export with {@code args}; prints
+     * the result as JSON on stdout (exit 0) or the error on stderr (exit 2).
+     */
+    static int run(
+            Options options, PrintStream out, PrintStream err, String function, List<Object> args) {
         String code;
         try {
             code = Files.readString(options.file, StandardCharsets.UTF_8);
@@ -172,7 +185,12 @@ public final class SandjarCli {
                     .limits(options.limits())
                     .bridges(caps.build())
                     .onLog(line -> err.println(format(line)));
-            return execute(sandbox, request.build(), options.stats, out, err);
+            RunRequest built = request.build();
+            SandboxRun started =
+                    function == null
+                            ? sandbox.submit(built)
+                            : sandbox.submitCall(built, function, args);
+            return execute(started, options.stats, out, err);
         } catch (IllegalArgumentException | InvalidRequestException e) {
             err.println("error: usage: " + e.getMessage());
             return 1;
@@ -264,9 +282,7 @@ public final class SandjarCli {
         }
     }
 
-    private static int execute(
-            Sandbox sandbox, RunRequest request, boolean stats, PrintStream out, PrintStream err) {
-        SandboxRun run = sandbox.submit(request);
+    private static int execute(SandboxRun run, boolean stats, PrintStream out, PrintStream err) {
         RunResult result;
         try {
             result = awaitCancellingOnExit(run.result(), run::cancel);

@@ -40,6 +40,8 @@ final class ServeCommand {
                             + SandjarServer.DEFAULT_WARM_UP.toMillis()
                             + ", 0..600000)",
                     "  --workspaces DIR         root of the runs' workspaces (DIR/TOKEN/ID)",
+                    "  --sessions-dir DIR       keep sessions in DIR, written after each call and"
+                            + " restored on start",
                     "  --secrets-env PREFIX     hold the environment's PREFIX<NAME> variables as"
                             + " secrets policies may grant");
 
@@ -65,6 +67,8 @@ final class ServeCommand {
                         b.warmUp(Duration.ofMillis(SandjarCli.number(args, ++i, a, 0, 600_000)));
                 case "--workspaces" ->
                         b.workspaces(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
+                case "--sessions-dir" ->
+                        b.sessionsDir(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
                 case "--secrets-env" ->
                         b.secrets(SecretStore.fromEnvironment(SandjarCli.value(args, ++i, a)));
                 default -> throw new IllegalArgumentException("unknown serve option " + a);
