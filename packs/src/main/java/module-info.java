@@ -10,6 +10,8 @@ module dev.sandjar.packs {
     requires com.dylibso.chicory.wasm;
     requires com.fasterxml.jackson.databind;
     requires java.logging;
+    requires java.management;
+    requires org.apache.commons.csv;
 
     exports dev.sandjar.packs;
 }

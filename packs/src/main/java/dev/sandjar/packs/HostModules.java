@@ -1,6 +1,7 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import java.util.Collection;
 import java.util.Collections;
@@ -22,7 +23,10 @@ public final class HostModules {
         this.modules = Collections.unmodifiableMap(new LinkedHashMap<>(modules));
     }
 
-    /** The host modules Sandjar ships: {@code diff} (for {@code @sandjar/diff}). */
+    /**
+     * The host modules Sandjar ships, each pinned to its {@code @sandjar/<id>} pack (docs/packs.md,
+     * "Shipped packs").
+     */
     public static HostModules builtIn() {
         return builder().addBuiltIns().build();
     }
@@ -74,7 +78,7 @@ public final class HostModules {
         private Builder() {}
 
         public Builder addBuiltIns() {
-            return add(DiffModule.create());
+            return add(DiffModule.create()).add(CsvModule.create());
         }
 
         public Builder add(HostModule module) {
