@@ -12,6 +12,7 @@ module dev.sandjar.packs {
     requires java.logging;
     requires java.management;
     requires org.apache.commons.csv;
+    requires org.jsoup;
 
     exports dev.sandjar.packs;
 }

@@ -3,6 +3,7 @@ package dev.sandjar.packs;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
+import dev.sandjar.packs.internal.html.HtmlModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -78,7 +79,7 @@ public final class HostModules {
         private Builder() {}
 
         public Builder addBuiltIns() {
-            return add(DiffModule.create()).add(CsvModule.create());
+            return add(DiffModule.create()).add(CsvModule.create()).add(HtmlModule.create());
         }
 
         public Builder add(HostModule module) {
