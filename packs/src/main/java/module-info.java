@@ -11,6 +11,7 @@ module dev.sandjar.packs {
     requires com.fasterxml.jackson.databind;
     requires java.logging;
     requires java.management;
+    requires java.xml;
     requires org.apache.commons.csv;
     requires org.jsoup;
 

@@ -4,6 +4,7 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
+import dev.sandjar.packs.internal.xml.XmlModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -79,7 +80,10 @@ public final class HostModules {
         private Builder() {}
 
         public Builder addBuiltIns() {
-            return add(DiffModule.create()).add(CsvModule.create()).add(HtmlModule.create());
+            return add(DiffModule.create())
+                    .add(CsvModule.create())
+                    .add(HtmlModule.create())
+                    .add(XmlModule.create());
         }
 
         public Builder add(HostModule module) {
