@@ -5,6 +5,7 @@ import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
 import dev.sandjar.packs.internal.xml.XmlModule;
+import dev.sandjar.packs.internal.zip.ZipModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -83,7 +84,8 @@ public final class HostModules {
             return add(DiffModule.create())
                     .add(CsvModule.create())
                     .add(HtmlModule.create())
-                    .add(XmlModule.create());
+                    .add(XmlModule.create())
+                    .add(ZipModule.create());
         }
 
         public Builder add(HostModule module) {

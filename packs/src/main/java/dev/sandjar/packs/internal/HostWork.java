@@ -25,10 +25,10 @@ public final class HostWork {
     public static final Duration CALL_CPU = Duration.ofSeconds(10);
 
     /** Output one call may produce (characters of text or bytes). */
-    public static final long CALL_OUTPUT = 16L << 20;
+    public static final long CALL_OUTPUT = 64L << 20;
 
     /** Output all host-module calls of one run may produce together. */
-    public static final long RUN_OUTPUT = 64L << 20;
+    public static final long RUN_OUTPUT = 256L << 20;
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final boolean THREAD_CPU =
