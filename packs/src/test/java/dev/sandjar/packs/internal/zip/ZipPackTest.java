@@ -177,7 +177,7 @@ class ZipPackTest {
                                 w + "list: entry name '/etc/passwd' is absolute"),
                         List.of(
                                 "ZipError",
-                                "ZIP_MALFORMED",
+                                "ZIP_BAD_NAME",
                                 w + "list: entry 'a.txt' appears twice"),
                         List.of(
                                 "ZipError",
