@@ -14,6 +14,8 @@ module dev.sandjar.packs {
     requires java.xml;
     requires org.apache.commons.csv;
     requires org.jsoup;
+    requires org.apache.pdfbox;
+    requires org.apache.pdfbox.io;
 
     exports dev.sandjar.packs;
 }

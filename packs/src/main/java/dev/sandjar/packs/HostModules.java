@@ -4,6 +4,7 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
+import dev.sandjar.packs.internal.pdf.PdfModule;
 import dev.sandjar.packs.internal.xml.XmlModule;
 import dev.sandjar.packs.internal.zip.ZipModule;
 import java.util.Collection;
@@ -85,7 +86,8 @@ public final class HostModules {
                     .add(CsvModule.create())
                     .add(HtmlModule.create())
                     .add(XmlModule.create())
-                    .add(ZipModule.create());
+                    .add(ZipModule.create())
+                    .add(PdfModule.create());
         }
 
         public Builder add(HostModule module) {

@@ -2,6 +2,7 @@ package dev.sandjar.packs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
@@ -40,7 +41,11 @@ public final class HostPackRuns {
     public RunResult run(String code, Map<String, Object> globals) {
         CatalogResolution r = catalog.resolveBody(code);
         assertTrue(r.isOk(), () -> r.errors().toString());
-        RunRequest.Builder b = RunRequest.builder(code).modules(r.moduleResolution());
+        // Globals count against outputBytes; hostile documents are bigger than its default.
+        RunRequest.Builder b =
+                RunRequest.builder(code)
+                        .modules(r.moduleResolution())
+                        .limits(Limits.DEFAULTS.toBuilder().outputBytes(10L << 20).build());
         globals.forEach(b::global);
         return sandbox.run(b.build());
     }
