@@ -5,6 +5,7 @@ import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
 import dev.sandjar.packs.internal.pdf.PdfModule;
+import dev.sandjar.packs.internal.xlsx.XlsxModule;
 import dev.sandjar.packs.internal.xml.XmlModule;
 import dev.sandjar.packs.internal.zip.ZipModule;
 import java.util.Collection;
@@ -87,7 +88,8 @@ public final class HostModules {
                     .add(HtmlModule.create())
                     .add(XmlModule.create())
                     .add(ZipModule.create())
-                    .add(PdfModule.create());
+                    .add(PdfModule.create())
+                    .add(XlsxModule.create());
         }
 
         public Builder add(HostModule module) {

@@ -29,7 +29,7 @@ import org.xml.sax.helpers.DefaultHandler;
  * value the guest receives, which the transport caps at 32), at most {@link #MAX_NODES} elements
  * and text nodes, at most {@link #MAX_ATTRIBUTES} attributes per element.
  */
-final class SafeXml {
+public final class SafeXml {
     static final int MAX_DEPTH = 15;
     static final int MAX_NODES = 500_000;
     static final int MAX_ATTRIBUTES = 1_000;
@@ -63,8 +63,11 @@ final class SafeXml {
         return parse(new InputSource(new ByteArrayInputStream(xml)), trim, w);
     }
 
-    private static Map<String, Object> parse(InputSource in, boolean trim, HostWork.Work w) {
-        Builder b = new Builder(trim, w);
+    /**
+     * A new parser with the hardening above: a DOCTYPE fails the parse with a {@link
+     * SAXParseException} whose message names it.
+     */
+    public static SAXParser parser() {
         try {
             SAXParser parser;
             synchronized (FACTORY) {
@@ -72,6 +75,16 @@ final class SafeXml {
             }
             parser.setProperty(XMLConstants.ACCESS_EXTERNAL_DTD, "");
             parser.setProperty(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+            return parser;
+        } catch (ParserConfigurationException | SAXException e) {
+            throw new IllegalStateException("the JDK's SAX parser cannot be hardened", e);
+        }
+    }
+
+    private static Map<String, Object> parse(InputSource in, boolean trim, HostWork.Work w) {
+        Builder b = new Builder(trim, w);
+        try {
+            SAXParser parser = parser();
             in.setSystemId("urn:sandjar:input");
             parser.parse(in, b);
         } catch (Refused r) {
@@ -91,8 +104,6 @@ final class SafeXml {
             throw XmlModule.malformed(w.where(), String.valueOf(e.getMessage()));
         } catch (IOException e) {
             throw XmlModule.malformed(w.where(), "unreadable: " + e.getMessage());
-        } catch (ParserConfigurationException e) {
-            throw new IllegalStateException(e);
         }
         if (b.root == null) {
             throw XmlModule.malformed(w.where(), "no root element");
