@@ -3,6 +3,7 @@ package dev.sandjar.packs;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
+import dev.sandjar.packs.internal.docx.DocxModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
 import dev.sandjar.packs.internal.pdf.PdfModule;
 import dev.sandjar.packs.internal.xlsx.XlsxModule;
@@ -89,7 +90,8 @@ public final class HostModules {
                     .add(XmlModule.create())
                     .add(ZipModule.create())
                     .add(PdfModule.create())
-                    .add(XlsxModule.create());
+                    .add(XlsxModule.create())
+                    .add(DocxModule.create());
         }
 
         public Builder add(HostModule module) {
