@@ -16,6 +16,8 @@ module dev.sandjar.packs {
     requires org.jsoup;
     requires org.apache.pdfbox;
     requires org.apache.pdfbox.io;
+    // JTokkit's jar names no module: its automatic name comes from the file name.
+    requires jtokkit;
 
     exports dev.sandjar.packs;
 }

@@ -6,6 +6,7 @@ import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.docx.DocxModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
 import dev.sandjar.packs.internal.pdf.PdfModule;
+import dev.sandjar.packs.internal.tokens.TokensModule;
 import dev.sandjar.packs.internal.xlsx.XlsxModule;
 import dev.sandjar.packs.internal.xml.XmlModule;
 import dev.sandjar.packs.internal.zip.ZipModule;
@@ -91,7 +92,8 @@ public final class HostModules {
                     .add(ZipModule.create())
                     .add(PdfModule.create())
                     .add(XlsxModule.create())
-                    .add(DocxModule.create());
+                    .add(DocxModule.create())
+                    .add(TokensModule.create());
         }
 
         public Builder add(HostModule module) {
