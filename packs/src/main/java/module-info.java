@@ -18,6 +18,7 @@ module dev.sandjar.packs {
     requires org.apache.pdfbox.io;
     // JTokkit's jar names no module: its automatic name comes from the file name.
     requires jtokkit;
+    requires com.drew.metadata;
 
     exports dev.sandjar.packs;
 }

@@ -4,6 +4,7 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
 import dev.sandjar.packs.internal.docx.DocxModule;
+import dev.sandjar.packs.internal.exif.ExifModule;
 import dev.sandjar.packs.internal.html.HtmlModule;
 import dev.sandjar.packs.internal.pdf.PdfModule;
 import dev.sandjar.packs.internal.tokens.TokensModule;
@@ -93,7 +94,8 @@ public final class HostModules {
                     .add(PdfModule.create())
                     .add(XlsxModule.create())
                     .add(DocxModule.create())
-                    .add(TokensModule.create());
+                    .add(TokensModule.create())
+                    .add(ExifModule.create());
         }
 
         public Builder add(HostModule module) {
