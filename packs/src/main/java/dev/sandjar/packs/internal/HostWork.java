@@ -27,6 +27,9 @@ public final class HostWork {
     /** Output one call may produce (characters of text or bytes). */
     public static final long CALL_OUTPUT = 64L << 20;
 
+    /** Host-module calls of one run that work at once; later ones wait for a free slot. */
+    public static final int CONCURRENT_CALLS = 2;
+
     /** Output all host-module calls of one run may produce together. */
     public static final long RUN_OUTPUT = 256L << 20;
 
@@ -44,18 +47,23 @@ public final class HostWork {
         RunSession session = call.session();
         Ledger ledger = session.state(Ledger.class, () -> new Ledger(session.limits().timeout()));
         ledger.admit(call.where());
-        return CompletableFuture.supplyAsync(
+        CompletableFuture<T> result = new CompletableFuture<>();
+        ledger.start(
                 () -> {
                     Work w = new Work(call.where(), session, ledger);
                     try {
-                        T result = task.apply(w);
+                        T value = task.apply(w);
                         w.check();
-                        return result;
+                        result.complete(value);
+                    } catch (RuntimeException | Error e) {
+                        result.completeExceptionally(e);
                     } finally {
                         w.close();
+                        ledger.finished(session.executor());
                     }
                 },
                 session.executor());
+        return result;
     }
 
     /** A {@code RangeError} with code {@code INPUT_TOO_LARGE}. */
@@ -154,11 +162,40 @@ public final class HostWork {
         return THREAD_CPU ? THREADS.getCurrentThreadCpuTime() : System.nanoTime();
     }
 
-    /** What a run's host-module calls used together. */
+    /**
+     * What a run's host-module calls used together, and which of them run: at most {@link
+     * #CONCURRENT_CALLS} at once (each may hold tens of MiB while it works), the rest wait in
+     * order.
+     */
     private static final class Ledger {
         final long cpuBudget;
         volatile long cpu;
         volatile long output;
+        private int running;
+        private final java.util.ArrayDeque<Runnable> waiting = new java.util.ArrayDeque<>();
+
+        void start(Runnable work, java.util.concurrent.Executor executor) {
+            synchronized (this) {
+                if (running >= CONCURRENT_CALLS) {
+                    waiting.add(work);
+                    return;
+                }
+                running++;
+            }
+            executor.execute(work);
+        }
+
+        void finished(java.util.concurrent.Executor executor) {
+            Runnable next;
+            synchronized (this) {
+                next = waiting.poll();
+                if (next == null) {
+                    running--;
+                    return;
+                }
+            }
+            executor.execute(next);
+        }
 
         Ledger(Duration runCpu) {
             this.cpuBudget = runCpu == null ? Long.MAX_VALUE : runCpu.toNanos();

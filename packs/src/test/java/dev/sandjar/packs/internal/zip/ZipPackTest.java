@@ -193,6 +193,23 @@ class ZipPackTest {
                 v);
     }
 
+    /** Calls past the per-run concurrency cap wait their turn and all complete, in order. */
+    @Test
+    void manyCallsAtOnceQueueAndAllComplete() {
+        Object v =
+                packs.value(
+                        "import zip from '@sandjar/zip';\n"
+                                + "const made = await Promise.all(Array.from({ length: 30 }, (_, i)"
+                                + " => zip.create([{ name: 'f' + i, data: 'x'.repeat(i) }])));\n"
+                                + "const sizes = await Promise.all(made.map((z) => zip.list(z)));\n"
+                                + "return sizes.map((l) => l[0].size).join(',');");
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < 30; i++) {
+            expected.append(i == 0 ? "" : ",").append(i);
+        }
+        assertEquals(expected.toString(), v);
+    }
+
     static byte[] deflated(Map<String, byte[]> entries) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (ZipOutputStream zip = new ZipOutputStream(out)) {
