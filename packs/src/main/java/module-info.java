@@ -10,6 +10,15 @@ module dev.sandjar.packs {
     requires com.dylibso.chicory.wasm;
     requires com.fasterxml.jackson.databind;
     requires java.logging;
+    requires java.management;
+    requires java.xml;
+    requires org.apache.commons.csv;
+    requires org.jsoup;
+    requires org.apache.pdfbox;
+    requires org.apache.pdfbox.io;
+    // JTokkit's jar names no module: its automatic name comes from the file name.
+    requires jtokkit;
+    requires com.drew.metadata;
 
     exports dev.sandjar.packs;
 }

@@ -1,7 +1,16 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.InvalidRequestException;
+import dev.sandjar.packs.internal.csv.CsvModule;
 import dev.sandjar.packs.internal.diff.DiffModule;
+import dev.sandjar.packs.internal.docx.DocxModule;
+import dev.sandjar.packs.internal.exif.ExifModule;
+import dev.sandjar.packs.internal.html.HtmlModule;
+import dev.sandjar.packs.internal.pdf.PdfModule;
+import dev.sandjar.packs.internal.tokens.TokensModule;
+import dev.sandjar.packs.internal.xlsx.XlsxModule;
+import dev.sandjar.packs.internal.xml.XmlModule;
+import dev.sandjar.packs.internal.zip.ZipModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -22,7 +31,10 @@ public final class HostModules {
         this.modules = Collections.unmodifiableMap(new LinkedHashMap<>(modules));
     }
 
-    /** The host modules Sandjar ships: {@code diff} (for {@code @sandjar/diff}). */
+    /**
+     * The host modules Sandjar ships, each pinned to its {@code @sandjar/<id>} pack (docs/packs.md,
+     * "Shipped packs").
+     */
     public static HostModules builtIn() {
         return builder().addBuiltIns().build();
     }
@@ -74,7 +86,16 @@ public final class HostModules {
         private Builder() {}
 
         public Builder addBuiltIns() {
-            return add(DiffModule.create());
+            return add(DiffModule.create())
+                    .add(CsvModule.create())
+                    .add(HtmlModule.create())
+                    .add(XmlModule.create())
+                    .add(ZipModule.create())
+                    .add(PdfModule.create())
+                    .add(XlsxModule.create())
+                    .add(DocxModule.create())
+                    .add(TokensModule.create())
+                    .add(ExifModule.create());
         }
 
         public Builder add(HostModule module) {

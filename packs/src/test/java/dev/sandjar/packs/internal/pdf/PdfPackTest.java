@@ -1,0 +1,135 @@
+package dev.sandjar.packs.internal.pdf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.host.testing.SandboxExtension;
+import dev.sandjar.packs.internal.HostPackRuns;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pdfbox.cos.COSName;
+import org.apache.pdfbox.pdmodel.PDDocument;
+import org.apache.pdfbox.pdmodel.PDPage;
+import org.apache.pdfbox.pdmodel.common.PDStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code @sandjar/pdf} through {@code Sandbox.run}, with documents too big to read. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PdfPackTest {
+    @RegisterExtension
+    static final SandboxExtension SANDBOX = SandboxExtension.poolSize(1).preloadAnalyzer();
+
+    static HostPackRuns packs;
+
+    @BeforeAll
+    static void start(Sandbox shared) {
+        packs = new HostPackRuns(shared);
+    }
+
+    @Test
+    void createsAndReadsBack() {
+        Object v =
+                packs.value(
+                        "import pdf, { info, text } from '@sandjar/pdf';\n"
+                                + "const doc = await pdf.create(['Hello PDF\\nSecond line', 'Page"
+                                + " two — 42 €, 日本'], { title: 'Report', author: 'Ada' });\n"
+                                + "const long = await pdf.create('word '.repeat(20000), {"
+                                + " pageSize: 'Letter', fontSize: 12 });\n"
+                                + "const about = await info(doc);\n"
+                                + "const longInfo = await info(long);\n"
+                                + "return [String.fromCharCode(...doc.slice(0, 5)), about.pages,"
+                                + " about.metadata.title, about.metadata.author,"
+                                + " about.pageSize.map(Math.round), await text(doc),\n"
+                                + "  longInfo.pages, longInfo.pageSize, (await text(long, { from:"
+                                + " 2, to: 2 }))[0].slice(0, 9)];");
+        assertEquals(
+                List.of(
+                        "%PDF-",
+                        2L,
+                        "Report",
+                        "Ada",
+                        List.of(595L, 842L),
+                        List.of("Hello PDF\nSecond line", "Page two — 42 €, ??"),
+                        30L,
+                        List.of(612L, 792L),
+                        "word word"),
+                v);
+    }
+
+    @Test
+    void thousandsOfPagesAndAContentBombAreRefused() throws IOException {
+        byte[] manyPages;
+        try (PDDocument doc = new PDDocument()) {
+            for (int i = 0; i < 3000; i++) {
+                doc.addPage(new PDPage());
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            doc.save(out);
+            manyPages = out.toByteArray();
+        }
+        byte[] bomb;
+        try (PDDocument doc = new PDDocument()) {
+            PDPage page = new PDPage();
+            PDStream content = new PDStream(doc);
+            byte[] spaces = new byte[1 << 20];
+            java.util.Arrays.fill(spaces, (byte) ' ');
+            try (OutputStream out = content.createOutputStream(COSName.FLATE_DECODE)) {
+                for (int i = 0; i < 70; i++) {
+                    out.write(spaces);
+                }
+            }
+            page.setContents(content);
+            doc.addPage(page);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            doc.save(out);
+            bomb = out.toByteArray();
+        }
+        assertTrue(bomb.length < 1_000_000, "bomb is " + bomb.length + " bytes");
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import pdf from '@sandjar/pdf';\n"
+                                + "return [await failure(pdf.info(inputs.many)), await"
+                                + " failure(pdf.text(inputs.bomb)),\n"
+                                + "  (await pdf.info(inputs.bomb)).pages,\n"
+                                + "  await failure(pdf.create(Array(2001).fill('x'))),\n"
+                                + "  await failure(pdf.create('\\n'.repeat(120000))),\n"
+                                + "  (await failure(pdf.text(new Uint8Array([1, 2, 3])))).slice(0,"
+                                + " 2)];",
+                        Map.of("inputs", Map.of("many", manyPages, "bomb", bomb)));
+        String w = "packs.host.pdf.";
+        assertEquals(
+                List.of(
+                        List.of(
+                                "RangeError",
+                                "INPUT_TOO_LARGE",
+                                w + "info: the PDF has 3000 pages; at most 2000"),
+                        List.of(
+                                "RangeError",
+                                "INPUT_TOO_LARGE",
+                                w
+                                        + "text: the pages' content decodes to more than 67108864"
+                                        + " bytes"),
+                        1L,
+                        List.of(
+                                "TypeError",
+                                "INVALID_ARGUMENT",
+                                w
+                                        + "create: content must be a string or an array of at most"
+                                        + " 2000 page strings"),
+                        List.of(
+                                "RangeError",
+                                "OUTPUT_TOO_LARGE",
+                                w + "create: the text needs more than 2000 pages"),
+                        List.of("PdfError", "PDF_MALFORMED")),
+                v);
+    }
+}
