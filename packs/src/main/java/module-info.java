@@ -12,4 +12,6 @@ module dev.sandjar.packs {
     requires java.logging;
 
     exports dev.sandjar.packs;
+    // The npm compiler, for the command line's 'packs compile' (the server module).
+    exports dev.sandjar.packs.compile;
 }
