@@ -63,6 +63,13 @@ public final class NpmCompiler {
 
     static final List<String> MAIN_FIELDS = List.of("module", "main");
 
+    /**
+     * Node's name for the global object is read as the standard one, as browser bundlers do: a
+     * library that finds its global object through {@code global} (lodash) would otherwise fall
+     * back to {@code Function('return this')()}, which the sandbox refuses.
+     */
+    static final Map<String, String> DEFINE = Map.of("global", "globalThis");
+
     /** Node's built-in modules: an import of one is refused by name. */
     static final Set<String> NODE_BUILTINS =
             Set.of(
@@ -216,6 +223,8 @@ public final class NpmCompiler {
         r.conditions().forEach(c::add);
         ArrayNode m = o.putArray("mainFields");
         MAIN_FIELDS.forEach(m::add);
+        ObjectNode d = o.putObject("define");
+        new java.util.TreeMap<>(DEFINE).forEach(d::put);
         o.put("minify", false);
         o.put("maxBundleBytes", MAX_BUNDLE_BYTES);
         o.put("probeDeadlineMs", PROBE_DEADLINE.toMillis());
@@ -358,6 +367,8 @@ public final class NpmCompiler {
             CONDITIONS.forEach(c::add);
             ArrayNode m = opts.putArray("mainFields");
             MAIN_FIELDS.forEach(m::add);
+            ObjectNode define = opts.putObject("define");
+            DEFINE.forEach(define::put);
             ArrayNode jobs = spec.putArray("jobs");
             for (int i = 0; i < requests.size(); i++) {
                 Request r = requests.get(i);

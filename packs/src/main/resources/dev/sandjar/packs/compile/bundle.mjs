@@ -8,7 +8,7 @@
 // usage: node bundle.mjs JOBS.json
 //   JOBS.json: { "toolDir": dir whose node_modules holds esbuild,
 //                "projectDir": dir whose node_modules holds the packages,
-//                "options": { conditions, mainFields },
+//                "options": { conditions, mainFields, define },
 //                "analysis": { "acorn", "analyzer": file paths, "wrappers": [4 strings] },
 //                "jobs": [ { "id", "entry", "out", "conditions" } ] }
 // Prints one JSON object: { "esbuild": version, "results": [ { id, ok, errors, warnings, inputs,
@@ -56,6 +56,7 @@ for (const job of spec.jobs) {
       platform: "neutral",
       conditions: spec.options.conditions.concat(job.conditions || []),
       mainFields: spec.options.mainFields,
+      define: spec.options.define,
       external: [],
       minify: false,
       treeShaking: true,
