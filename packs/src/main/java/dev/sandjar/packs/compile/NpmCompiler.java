@@ -213,6 +213,26 @@ public final class NpmCompiler {
         return compile(tree, List.of(new Request(name, name, version, null, List.of()))).get(0);
     }
 
+    /**
+     * Writes an admitted outcome as a pack of its own, {@code outRoot/<package name>}, whose one
+     * module is imported by the package's name. Returns the pack's directory.
+     */
+    public static Path writePack(Path outRoot, Outcome o) throws IOException {
+        if (!o.admitted()) {
+            throw new IllegalArgumentException(o.request().entry() + " was not admitted");
+        }
+        return PackOutput.writeSingle(outRoot, o);
+    }
+
+    /** Deletes a directory tree, ignoring failures (a temporary directory left behind). */
+    public static void deleteQuietly(Path dir) {
+        try {
+            Cache.deleteTree(dir);
+        } catch (IOException ignored) {
+            // left behind
+        }
+    }
+
     /** The options that decide a bundle, as JSON: part of every cache key and descriptor. */
     static ObjectNode options(Request r) {
         ObjectNode o = NpmTree.JSON.createObjectNode();
