@@ -80,6 +80,8 @@ class GuestPacksTest {
                             .orElseThrow(() -> new AssertionError(specifier + " is not served"));
             assertEquals(PackManifest.Kind.NPM, s.kind(), specifier);
             assertTrue(s.shipped(), specifier);
+            PackDocs docs = catalog.packDocs(specifier).orElseThrow();
+            assertTrue(docs.body().contains("import "), specifier);
         }
         assertEquals(List.of(), catalog.diagnostics());
     }
