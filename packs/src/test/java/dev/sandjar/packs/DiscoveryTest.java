@@ -55,17 +55,24 @@ class DiscoveryTest {
     void theShippedPacksAreDiscoveredWithoutFindings() {
         ModuleCatalog c = ModuleCatalog.builder(sandbox).build();
         assertEquals(List.of(), c.diagnostics());
-        assertEquals(
-                List.of(
-                        "@sandjar/collections",
-                        "@sandjar/collections/stats",
-                        "@sandjar/diff",
-                        "@sandjar/text"),
-                specifiers(c));
+        // The authored packs; the guest packs compiled from npm are GuestPacksTest's.
+        assertTrue(
+                specifiers(c)
+                        .containsAll(
+                                List.of(
+                                        "@sandjar/collections",
+                                        "@sandjar/collections/stats",
+                                        "@sandjar/diff",
+                                        "@sandjar/text")),
+                specifiers(c).toString());
         assertTrue(c.summaries().stream().allMatch(ModuleSummary::shipped));
         assertEquals(
                 "@sandjar/diff (host) - diffLines and unifiedDiff of two texts",
-                c.summaries().get(2).line());
+                c.summaries().stream()
+                        .filter(m -> m.specifier().equals("@sandjar/diff"))
+                        .findFirst()
+                        .orElseThrow()
+                        .line());
         PackDocs docs = c.packDocs("@sandjar/text").orElseThrow();
         assertEquals("text", docs.name());
         assertTrue(docs.sections().containsKey("slugify"), docs.sections().keySet().toString());
