@@ -186,6 +186,7 @@ public final class NpmCompiler {
     private final Sandbox sandbox;
     private final Cache cache;
     private final PrintStream log;
+    private final Duration warmUp;
     private Set<String> realmGlobals;
 
     /**
@@ -193,9 +194,15 @@ public final class NpmCompiler {
      * is where admitted bundles are kept, or null for none; {@code log} gets one line per step.
      */
     public NpmCompiler(Sandbox sandbox, Path cacheRoot, PrintStream log) {
+        this(sandbox, cacheRoot, log, WARM_UP);
+    }
+
+    /** As above, with the warm-up before a timed-out probe's second try (tests shorten it). */
+    NpmCompiler(Sandbox sandbox, Path cacheRoot, PrintStream log, Duration warmUp) {
         this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         this.cache = new Cache(cacheRoot);
         this.log = Objects.requireNonNull(log, "log");
+        this.warmUp = Objects.requireNonNull(warmUp, "warmUp");
     }
 
     /** The default cache directory: {@code ~/.cache/sandjar/npm} (or under XDG_CACHE_HOME). */
@@ -740,7 +747,7 @@ public final class NpmCompiler {
         RunResult result = probeOnce(r, source);
         if (!result.isOk() && result.error().kind() == RunError.Kind.TIMEOUT && !warmedUp) {
             log.println("warming the engine up before probing " + r.pack() + " again");
-            sandbox.warmUp(WARM_UP);
+            sandbox.warmUp(warmUp);
             warmedUp = true;
             result = probeOnce(r, source);
         }
