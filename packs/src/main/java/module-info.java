@@ -21,4 +21,6 @@ module dev.sandjar.packs {
     requires com.drew.metadata;
 
     exports dev.sandjar.packs;
+    // The npm compiler, for the command line's 'packs compile' (the server module).
+    exports dev.sandjar.packs.compile;
 }

@@ -120,7 +120,11 @@ final class CatalogSnapshot {
             Set<String> withheld = policy.withheldFrom(p.name);
             for (DiscoveredPack.Node n : p.nodes.values()) {
                 if (n.kind() == DiscoveredPack.NodeKind.FILE) {
-                    guards.put(n.id(), PackTrust.guard(sandbox, n.source(), withheld));
+                    guards.put(
+                            n.id(),
+                            n.npm() != null
+                                    ? PackTrust.guardUnparsed(n.source(), withheld)
+                                    : PackTrust.guard(sandbox, n.source(), withheld));
                 }
             }
         }

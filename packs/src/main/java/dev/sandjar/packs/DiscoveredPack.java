@@ -25,6 +25,8 @@ final class DiscoveredPack {
      * @param file the pack-relative file for FILE nodes; {@code facade} otherwise
      * @param imports for FILE nodes: each static import specifier and the node id it resolves to
      * @param entrySpecifier for facades: the specifier the facade serves
+     * @param npm for a compiled npm bundle: the package, version, integrity and compiler descriptor
+     *     it was compiled from, which join its digest line; null otherwise
      */
     record Node(
             String id,
@@ -38,15 +40,45 @@ final class DiscoveredPack {
             String hostId,
             WasmCheck.Checked wasm,
             String wasmFile,
-            String wasmSha256) {
+            String wasmSha256,
+            String npm) {
         Node {
             imports = Collections.unmodifiableMap(new LinkedHashMap<>(imports));
+        }
+
+        Node(
+                String id,
+                NodeKind kind,
+                String pack,
+                String file,
+                String source,
+                String sha256,
+                Map<String, String> imports,
+                String entrySpecifier,
+                String hostId,
+                WasmCheck.Checked wasm,
+                String wasmFile,
+                String wasmSha256) {
+            this(
+                    id,
+                    kind,
+                    pack,
+                    file,
+                    source,
+                    sha256,
+                    imports,
+                    entrySpecifier,
+                    hostId,
+                    wasm,
+                    wasmFile,
+                    wasmSha256,
+                    null);
         }
 
         /** The line this node contributes to every graph digest it is part of. */
         String digestLine() {
             return switch (kind) {
-                case FILE -> "js " + id + " sha256:" + sha256;
+                case FILE -> "js " + id + " sha256:" + sha256 + (npm == null ? "" : " npm:" + npm);
                 case HOST_FACADE ->
                         "host-facade "
                                 + id

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.sandjar.packs.PackManifest.HostEntry;
 import dev.sandjar.packs.PackManifest.JsEntry;
 import dev.sandjar.packs.PackManifest.ModuleSpec;
+import dev.sandjar.packs.PackManifest.NpmEntry;
 import dev.sandjar.packs.PackManifest.WasmEntry;
 import dev.sandjar.packs.PackManifest.WasmExport;
 import java.io.IOException;
@@ -227,11 +228,12 @@ final class ManifestReader {
                         case "js" -> js(m, where, name, description, files);
                         case "host" -> host(m, where, name, description);
                         case "wasm" -> wasm(m, where, name, description, files);
+                        case "npm" -> npm(m, where, name, description, files);
                         default -> {
                             error(
                                     "manifest-unknown-kind",
                                     where + ".kind",
-                                    "'" + kind + "' is not a module kind (js, host or wasm)");
+                                    "'" + kind + "' is not a module kind (js, host, wasm or npm)");
                             yield null;
                         }
                     };
@@ -274,6 +276,135 @@ final class ManifestReader {
         }
         return new HostEntry(name, description, id);
     }
+
+    private ModuleSpec npm(
+            JsonNode m, String where, String name, String description, Set<String> files) {
+        onlyFields(
+                m,
+                where,
+                Set.of(
+                        "name",
+                        "kind",
+                        "description",
+                        "package",
+                        "version",
+                        "subpath",
+                        "conditions",
+                        "bundle",
+                        "bundleSha256",
+                        "integrity",
+                        "compiler"));
+        String pkg = text(m, "package", where + ".package", true);
+        if (pkg != null && !PackNames.isValidPackageName(pkg)) {
+            error(
+                    "manifest-bad-name",
+                    where + ".package",
+                    "'" + pkg + "' is not an npm package name");
+            pkg = null;
+        }
+        String version = text(m, "version", where + ".version", true);
+        if (version != null && !NPM_VERSION.matcher(version).matches()) {
+            error(
+                    "manifest-invalid",
+                    where + ".version",
+                    "'" + version + "' must be an exact version such as 1.2.3 (no ranges)");
+            version = null;
+        }
+        String subpath = text(m, "subpath", where + ".subpath", false);
+        if (subpath != null && PackNames.pathProblem(subpath) != null) {
+            error(
+                    "manifest-bad-path",
+                    where + ".subpath",
+                    "'" + subpath + "' " + PackNames.pathProblem(subpath));
+            subpath = null;
+        }
+        List<String> conditions = new ArrayList<>();
+        JsonNode c = m.get("conditions");
+        if (c != null) {
+            if (!c.isArray() || c.size() > 8) {
+                error(
+                        "manifest-invalid",
+                        where + ".conditions",
+                        "must be an array of at most 8 names");
+            } else {
+                for (int i = 0; i < c.size(); i++) {
+                    if (!c.get(i).isTextual() || !CONDITION.matcher(c.get(i).asText()).matches()) {
+                        error(
+                                "manifest-invalid",
+                                where + ".conditions[" + i + "]",
+                                "must be a lower-case condition name");
+                    } else {
+                        conditions.add(c.get(i).asText());
+                    }
+                }
+            }
+        }
+        String bundle = null;
+        String sha = null;
+        String integrity = null;
+        String compiler = null;
+        if (m.has("bundle")) {
+            bundle = text(m, "bundle", where + ".bundle", true);
+            if (bundle != null && PackNames.pathProblem(bundle) != null) {
+                error(
+                        "manifest-bad-path",
+                        where + ".bundle",
+                        "'" + bundle + "' " + PackNames.pathProblem(bundle));
+                bundle = null;
+            } else if (bundle != null && !PackNames.isJsFile(bundle)) {
+                error(
+                        "manifest-bad-path",
+                        where + ".bundle",
+                        "'" + bundle + "' must be a .js file");
+                bundle = null;
+            } else if (bundle != null && !files.add(bundle)) {
+                error(
+                        "manifest-duplicate",
+                        where + ".bundle",
+                        "'" + bundle + "' is already declared by another module or as internal");
+                bundle = null;
+            }
+            sha = text(m, "bundleSha256", where + ".bundleSha256", true);
+            if (sha != null && !sha.matches("[0-9a-f]{64}")) {
+                error(
+                        "manifest-invalid",
+                        where + ".bundleSha256",
+                        "must be 64 lower-case hex digits");
+                sha = null;
+            }
+            integrity = text(m, "integrity", where + ".integrity", true);
+            compiler = text(m, "compiler", where + ".compiler", true);
+        } else {
+            for (String f : List.of("bundleSha256", "integrity", "compiler")) {
+                if (m.has(f)) {
+                    error(
+                            "manifest-invalid",
+                            where + "." + f,
+                            "belongs to a compiled module; 'bundle' is missing");
+                }
+            }
+        }
+        if (pkg == null || version == null) {
+            return null;
+        }
+        return new NpmEntry(
+                name,
+                description,
+                pkg,
+                version,
+                subpath,
+                conditions,
+                bundle,
+                sha,
+                integrity,
+                compiler);
+    }
+
+    private static final java.util.regex.Pattern NPM_VERSION =
+            java.util.regex.Pattern.compile(
+                    "[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?");
+    private static final java.util.regex.Pattern CONDITION =
+            java.util.regex.Pattern.compile("[a-z][a-z0-9-]{0,31}");
 
     private ModuleSpec wasm(
             JsonNode m, String where, String name, String description, Set<String> files) {

@@ -172,6 +172,8 @@ final class PackDiscovery {
                 host(m, h, where);
             } else if (s instanceof PackManifest.WasmEntry w) {
                 wasm(m, w);
+            } else if (s instanceof PackManifest.NpmEntry n) {
+                npm(m, n, where);
             }
         }
         PackDocs docs = skill();
@@ -276,8 +278,16 @@ final class PackDiscovery {
         return pack + "::" + file;
     }
 
-    /** The node a module's specifier leads to: its file, or its generated facade. */
+    /**
+     * The node a module's specifier leads to: its file, its compiled npm bundle, or its generated
+     * facade.
+     */
     static String entryNode(String pack, PackManifest m, PackManifest.ModuleSpec s) {
+        if (s instanceof PackManifest.NpmEntry n) {
+            return n.isCompiled()
+                    ? fileId(pack, n.bundle())
+                    : PackManifest.specifier(m.name(), s.name()) + "::npm";
+        }
         return s instanceof PackManifest.JsEntry js
                 ? fileId(pack, js.file())
                 : PackManifest.specifier(m.name(), s.name()) + "::facade";
@@ -392,6 +402,74 @@ final class PackDiscovery {
                         checked,
                         w.file(),
                         Digests.sha256Hex(bytes)));
+    }
+
+    /**
+     * A compiled npm module: its bundle, checked against the SHA-256 the compiler recorded and
+     * capped at the compiler's own bound. The compiler already scanned and probed it; it is not
+     * parsed again here. It imports nothing, so the loader serves it no import at all, which is
+     * what enforces that (a bundle edited to import something fails to link).
+     */
+    private void npm(PackManifest m, PackManifest.NpmEntry n, String where) {
+        String id = entryNode(pack, m, n);
+        if (!n.isCompiled()) {
+            error(
+                    "npm-not-compiled",
+                    where,
+                    "names "
+                            + n.npmPackage()
+                            + "@"
+                            + n.npmVersion()
+                            + " but has no compiled bundle; compile the pack with Sandjar's npm"
+                            + " compiler (sandjar packs compile)");
+            badNodes.put(id, "it is not compiled");
+            return;
+        }
+        byte[] bytes = read(n.bundle(), PackFiles.MAX_NPM_BUNDLE_BYTES);
+        if (bytes == null) {
+            badNodes.putIfAbsent(id, n.bundle() + " was refused");
+            return;
+        }
+        String sha = Digests.sha256Hex(bytes);
+        if (!sha.equals(n.bundleSha256())) {
+            error(
+                    "npm-bundle-changed",
+                    n.bundle(),
+                    "has SHA-256 "
+                            + sha
+                            + " but the compiler recorded "
+                            + n.bundleSha256()
+                            + "; compile the pack again");
+            badNodes.put(id, n.bundle() + " changed after it was compiled");
+            return;
+        }
+        String source = utf8(n.bundle(), bytes);
+        if (source == null) {
+            return;
+        }
+        nodes.put(
+                id,
+                new DiscoveredPack.Node(
+                        id,
+                        DiscoveredPack.NodeKind.FILE,
+                        m.name(),
+                        n.bundle(),
+                        source,
+                        sha,
+                        Map.of(),
+                        null,
+                        null,
+                        null,
+                        null,
+                        null,
+                        n.npmPackage()
+                                + "@"
+                                + n.npmVersion()
+                                + (n.subpath() == null ? "" : "/" + n.subpath())
+                                + " integrity:"
+                                + n.integrity()
+                                + " compiler:"
+                                + n.compiler()));
     }
 
     /** SKILL.md: warning-grade, never withholds a module. */

@@ -21,6 +21,9 @@ final class PackFiles {
     /** Authored JavaScript, per file. */
     static final int MAX_JS_BYTES = 256 * 1024;
 
+    /** A bundle Sandjar's npm compiler made (its own cap, NpmCompiler.MAX_BUNDLE_BYTES). */
+    static final int MAX_NPM_BUNDLE_BYTES = 1 << 20;
+
     /** A WebAssembly binary. */
     static final int MAX_WASM_BYTES = 4 << 20;
 

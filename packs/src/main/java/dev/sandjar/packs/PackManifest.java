@@ -60,7 +60,9 @@ public record PackManifest(
         /** A function set Sandjar implements on the host, named by id. */
         HOST,
         /** A scalar WebAssembly module run on the host, a fresh instance per call. */
-        WASM;
+        WASM,
+        /** An npm package compiled into one ES module that runs inside the guest. */
+        NPM;
 
         public String id() {
             return name().toLowerCase(java.util.Locale.ROOT);
@@ -68,7 +70,7 @@ public record PackManifest(
     }
 
     /** One declared module. */
-    public sealed interface ModuleSpec permits JsEntry, HostEntry, WasmEntry {
+    public sealed interface ModuleSpec permits JsEntry, HostEntry, WasmEntry, NpmEntry {
         /** {@code "."} for the package's root module, else one path segment. */
         String name();
 
@@ -109,6 +111,41 @@ public record PackManifest(
         @Override
         public Kind kind() {
             return Kind.WASM;
+        }
+    }
+
+    /**
+     * {@code "kind": "npm"}: the npm package {@code npmPackage} at exactly {@code npmVersion}
+     * (optionally its export {@code subpath}, and extra resolver {@code conditions}), compiled by
+     * Sandjar's npm compiler. A config-only entry names the package; the compiler adds the compiled
+     * fields: the pack-relative {@code bundle}, its SHA-256, the package's lockfile integrity and
+     * the compiler descriptor (version and options digest). Without a bundle the module is withheld
+     * until it is compiled.
+     */
+    public record NpmEntry(
+            String name,
+            String description,
+            String npmPackage,
+            String npmVersion,
+            String subpath,
+            List<String> conditions,
+            String bundle,
+            String bundleSha256,
+            String integrity,
+            String compiler)
+            implements ModuleSpec {
+        public NpmEntry {
+            conditions = List.copyOf(conditions);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.NPM;
+        }
+
+        /** Whether the compiler's fields are present. */
+        public boolean isCompiled() {
+            return bundle != null;
         }
     }
 

@@ -138,18 +138,7 @@ final class PackTrust {
      * always imports the guard module; it declares shadows only for the names the file can name.
      */
     static String guard(Sandbox sandbox, String source, Set<String> withheld) {
-        boolean escapes = source.contains("\\u");
-        Set<String> names = new LinkedHashSet<>();
-        for (String n : withheld) {
-            if (escapes || source.contains(n)) {
-                names.add(n);
-            }
-        }
-        for (String n : GLOBAL_OBJECT_NAMES) {
-            if (escapes || source.contains(n)) {
-                names.add(n);
-            }
-        }
+        Set<String> names = namable(source, withheld);
         // Each round drops one name the file declares itself; the parser reports the first only.
         for (int round = 0; round <= withheld.size() + GLOBAL_OBJECT_NAMES.size(); round++) {
             if (names.isEmpty()) {
@@ -167,6 +156,33 @@ final class PackTrust {
             }
         }
         return prefix(names) + source;
+    }
+
+    /**
+     * {@link #guard} without the parse, for a compiled npm bundle (up to 1 MiB, which the analysis
+     * engine cannot read within its time limit): every name the file can name is shadowed. A bundle
+     * that declares one of them at its top level then fails to load with a redeclaration error,
+     * naming it, instead of being left unguarded for that name.
+     */
+    static String guardUnparsed(String source, Set<String> withheld) {
+        return prefix(namable(source, withheld)) + source;
+    }
+
+    /** The withheld and global-object names {@code source} can name. */
+    private static Set<String> namable(String source, Set<String> withheld) {
+        boolean escapes = source.contains("\\u");
+        Set<String> names = new LinkedHashSet<>();
+        for (String n : withheld) {
+            if (escapes || source.contains(n)) {
+                names.add(n);
+            }
+        }
+        for (String n : GLOBAL_OBJECT_NAMES) {
+            if (escapes || source.contains(n)) {
+                names.add(n);
+            }
+        }
+        return names;
     }
 
     private static String prefix(Set<String> names) {

@@ -68,6 +68,7 @@ public final class SandjarCli {
                     "usage: sandjar run FILE.js [options]",
                     "       sandjar packs list|validate [--packs DIR | --trust-packs DIR]...",
                     "       sandjar packs docs NAME [--packs DIR | --trust-packs DIR]...",
+                    PacksCompileCommand.USAGE,
                     ServeCommand.USAGE,
                     NodeCommand.USAGE,
                     ValidateCommand.USAGE,
@@ -130,6 +131,9 @@ public final class SandjarCli {
             }
             if (args.length > 0 && args[0].equals("mcp")) {
                 return McpCommand.run(args, System.in, out, err);
+            }
+            if (args.length > 1 && args[0].equals("packs") && args[1].equals("compile")) {
+                return PacksCompileCommand.run(args, out, err);
             }
             if (args.length > 0 && args[0].equals("packs")) {
                 return packs(PacksOptions.parse(args), out, err);
