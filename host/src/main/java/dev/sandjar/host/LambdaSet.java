@@ -51,6 +51,7 @@ public final class LambdaSet {
         if (!modules.containsKey(t.module)) {
             throw new InvalidRequestException(notFound(t));
         }
+        Sandbox.refuseOnEngineThread("LambdaSet.call", "Sandbox.submitCall(...)");
         Chain chain = new Chain(List.of(t.toString()));
         return sandbox.await(start(sandbox, t, Sandbox.checkedArgs(args), chain));
     }

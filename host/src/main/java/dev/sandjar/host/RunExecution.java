@@ -462,6 +462,14 @@ final class RunExecution {
                 }
             }
         }
+        return settledResult(promise);
+    }
+
+    /**
+     * Drives {@code promise} (the value a session call's body or a lambda returned) to the run's
+     * result, closing every handle on the way: a session's engine is imaged afterwards.
+     */
+    private RunResult settledResult(JsValue promise) {
         JsValue settled = null;
         try {
             settled = settle(promise);
@@ -515,30 +523,7 @@ final class RunExecution {
                 }
             }
         }
-        // A session's engine is imaged after the call, so every handle must be closed by then.
-        JsValue settled = null;
-        try {
-            settled = settle(promise);
-        } finally {
-            if (settled != promise) {
-                promise.close();
-            }
-        }
-        ValueTransfer.Encoded out;
-        try (JsValue v = settled) {
-            backFromGuest();
-            out = values.encode(v, "result", request.truncateOutput());
-        }
-        Map<String, Object> synced = values.syncGlobals(request);
-        return new RunResult(
-                runId,
-                out.value(),
-                null,
-                out.truncated(),
-                logs.entries(),
-                synced,
-                limits,
-                runStats());
+        return settledResult(promise);
     }
 
     /** Drives the entry; a thrown object that is not an Error is named by its class. */

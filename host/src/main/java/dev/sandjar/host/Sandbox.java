@@ -129,28 +129,8 @@ public final class Sandbox implements AutoCloseable {
      * #submit} and returns its result as a {@link java.util.concurrent.CompletionStage} instead.
      */
     public RunResult run(RunRequest request) {
-        if (QuickJsEngine.onEngineThread()) {
-            throw new EngineException(
-                    "Sandbox.run was called from inside a run (a bridge handler or log listener),"
-                            + " where waiting for another run can deadlock the pool; use"
-                            + " submit(request).result() and return it as the operation's"
-                            + " CompletionStage");
-        }
-        SandboxRun run = submit(request);
-        try {
-            return run.result().get();
-        } catch (InterruptedException e) {
-            run.cancel();
-            try {
-                return run.result().join();
-            } catch (CompletionException ce) {
-                throw asSandjar(ce.getCause());
-            } finally {
-                Thread.currentThread().interrupt();
-            }
-        } catch (ExecutionException e) {
-            throw asSandjar(e.getCause());
-        }
+        refuseOnEngineThread("Sandbox.run", "submit(request)");
+        return await(submit(request));
     }
 
     /** What a caller sees of a failure: a Sandjar exception as it is, anything else as ours. */
@@ -349,6 +329,7 @@ public final class Sandbox implements AutoCloseable {
      * Waits like {@link #run}.
      */
     public RunResult call(RunRequest module, String function, List<?> args) {
+        refuseOnEngineThread("Sandbox.call", "submitCall(...)");
         return await(submitCall(module, function, args));
     }
 
@@ -406,13 +387,6 @@ public final class Sandbox implements AutoCloseable {
 
     /** Waits for a run as {@link #run} does (interrupting the caller cancels it). */
     RunResult await(SandboxRun run) {
-        if (QuickJsEngine.onEngineThread()) {
-            throw new EngineException(
-                    "a lambda was called from inside a run (a bridge handler or log listener),"
-                            + " where waiting for another run can deadlock the pool; use"
-                            + " submitCall(...).result() and return it as the operation's"
-                            + " CompletionStage");
-        }
         try {
             return run.result().get();
         } catch (InterruptedException e) {
@@ -426,6 +400,21 @@ public final class Sandbox implements AutoCloseable {
             }
         } catch (ExecutionException e) {
             throw asSandjar(e.getCause());
+        }
+    }
+
+    /**
+     * Refuses to wait on an engine thread (a bridge handler or log listener), where waiting for
+     * another run can deadlock the pool; names {@code what} and the non-blocking {@code instead}.
+     */
+    static void refuseOnEngineThread(String what, String instead) {
+        if (QuickJsEngine.onEngineThread()) {
+            throw new EngineException(
+                    what
+                            + " was called from inside a run (a bridge handler or log listener),"
+                            + " where waiting for another run can deadlock the pool; use "
+                            + instead
+                            + ".result() and return it as the operation's CompletionStage");
         }
     }
 

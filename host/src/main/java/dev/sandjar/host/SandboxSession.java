@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * A persistent JavaScript session (docs/sessions.md): calls evaluate in one global scope, so what a
@@ -95,26 +94,8 @@ public final class SandboxSession implements AutoCloseable {
      *     its saved state does not fit this sandbox (the session is then closed)
      */
     public RunResult run(RunRequest call) {
-        SandboxRun run = submit(call);
-        try {
-            return run.result().get();
-        } catch (InterruptedException e) {
-            run.cancel();
-            try {
-                return run.result().join();
-            } catch (CompletionException ce) {
-                throw unwrap(ce.getCause());
-            } finally {
-                Thread.currentThread().interrupt();
-            }
-        } catch (ExecutionException e) {
-            throw unwrap(e.getCause());
-        }
-    }
-
-    private static SandjarException unwrap(Throwable t) {
-        Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        return c instanceof SandjarException se ? se : Sandbox.engineFailure(c);
+        Sandbox.refuseOnEngineThread("SandboxSession.run", "submit(call)");
+        return sandbox.await(submit(call));
     }
 
     /**

@@ -28,6 +28,7 @@ public final class WarmLambda implements AutoCloseable {
      */
     public synchronized RunResult call(String function, List<?> args) {
         Objects.requireNonNull(function, "function");
+        Sandbox.refuseOnEngineThread("WarmLambda.call", "a Sandbox.submitCall");
         List<Bridge> linked = state.linked();
         LambdaCall call =
                 new LambdaCall(
