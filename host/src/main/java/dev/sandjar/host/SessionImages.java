@@ -204,7 +204,7 @@ final class SessionImages {
      */
     static String bridgeSet(List<Bridge> bridges) {
         StringBuilder all = new StringBuilder(Transport.guestSource());
-        all.append('\0').append(CodeAnalyzer.resource("prelude.js"));
+        all.append('\0').append(Template.PRELUDE);
         for (String part : Template.key(bridges)) {
             all.append('\0').append(part);
         }

@@ -24,7 +24,7 @@ import java.util.List;
  * thread only.
  */
 final class Template {
-    private static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
+    static final String PRELUDE = CodeAnalyzer.resource("prelude.js");
 
     final List<String> key;
     final JsRuntime runtime;

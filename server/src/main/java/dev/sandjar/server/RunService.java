@@ -260,31 +260,7 @@ final class RunService {
      */
     CompletableFuture<dev.sandjar.host.RunResult> startSession(
             dev.sandjar.host.SandboxSession session, RunRequest call, Tokens.Token token) {
-        Runnable release = admit(token);
-        SandboxRun run;
-        try {
-            run = session.submit(call);
-        } catch (RuntimeException e) {
-            release.run();
-            throw e;
-        }
-        String id = UUID.randomUUID().toString();
-        Active a =
-                new Active(
-                        id,
-                        token.name(),
-                        run,
-                        run.result()
-                                .whenComplete(
-                                        (r, t) -> {
-                                            active.remove(id);
-                                            release.run();
-                                            if (r != null) {
-                                                metrics.finished(r);
-                                            }
-                                        }));
-        track(id, a);
-        return a.result();
+        return startAdmitted(token, () -> session.submit(call)).result();
     }
 
     /** A Code node and its invocation (without a listener yet), from a node body. */
@@ -495,11 +471,17 @@ final class RunService {
      * share are taken). The returned run's result completes after the slot is given back.
      */
     Active start(RunRequest.Builder request, Tokens.Token token) {
+        return startAdmitted(token, () -> sandbox.submit(request.build()));
+    }
+
+    /** Admits a run as {@link #start} does, and starts it with {@code submit}. */
+    private Active startAdmitted(
+            Tokens.Token token, java.util.function.Supplier<SandboxRun> submit) {
         Runnable release = admit(token);
         String id = UUID.randomUUID().toString();
         SandboxRun run;
         try {
-            run = sandbox.submit(request.build());
+            run = submit.get();
         } catch (RuntimeException e) {
             release.run();
             throw e;
