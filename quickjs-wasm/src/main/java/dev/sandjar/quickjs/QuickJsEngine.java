@@ -321,9 +321,9 @@ public final class QuickJsEngine implements AutoCloseable {
     }
 
     /** Pages of linear memory that hold an array of their own (the rest read as zero). */
-    int allocatedPages() {
+    int allocatedBlocks() {
         checkThread();
-        return memory.allocatedPages();
+        return memory.allocatedBlocks();
     }
 
     /**

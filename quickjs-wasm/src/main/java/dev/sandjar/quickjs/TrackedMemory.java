@@ -15,25 +15,33 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * The engine's linear memory: 64 KiB pages of {@code byte[]}, like Chicory's own {@code
- * ByteArrayMemory}, with two differences.
+ * The engine's linear memory: 4 KiB blocks of {@code byte[]}, like Chicory's own {@code
+ * ByteArrayMemory} (which uses 64 KiB pages), with two differences.
  *
  * <ul>
- *   <li>Pages exist only once written. Until then a page reads as one shared all-zero array, so an
- *       idle engine holds the few hundred KiB QuickJS actually uses, not its 16 MiB minimum. Loads
- *       read {@code pages}, where an unwritten page is {@link #ZERO_PAGE}; stores write through
- *       {@code writable}, where it is null, and the first store to a page makes it.
- *   <li>It records which 4 KiB blocks were written since the last {@link #clean()}. That makes a
- *       snapshot restore cheap: {@link #restoreDirty(MemoryImage)} rewrites only the blocks a run
- *       touched (a trivial run dirties a few dozen of the 4,096 in 16 MiB) instead of copying the
- *       whole image and zeroing the rest, and gives back the pages a big run wrote far above the
- *       image.
+ *   <li>Blocks exist only once written. Until then a block reads as one shared all-zero array, so
+ *       an idle engine holds the few hundred KiB QuickJS actually uses, not its 16 MiB minimum.
+ *   <li>It knows which blocks were written since the last {@link #clean()}. That makes a snapshot
+ *       restore cheap: {@link #restoreDirty(MemoryImage)} rewrites only the blocks a run touched (a
+ *       trivial run dirties a few dozen of the 4,096 in 16 MiB) instead of copying the whole image
+ *       and zeroing the rest, and gives back the blocks a big run wrote far above the image.
  * </ul>
  *
- * <p>Every path that changes memory marks its blocks: the typed stores the compiled guest code
- * makes, bulk {@code write}, {@code fill} and {@code copy}, data segments, and the atomics (which
- * fall back to the plain stores). A mark costs one byte store next to the write it records; the
- * record is a byte per block, so marking needs no read-modify-write.
+ * <p>Both come from one pair of arrays. Loads read {@code blocks}, where an unwritten block is
+ * {@link #ZERO_BLOCK}. Stores write through {@code writable}, which holds a block's array only
+ * while the block is dirty: {@link #clean()} and the restores null it again. So a store's fast path
+ * is what a plain paged memory's is (one array load and the store; the null test is the check the
+ * JVM makes anyway), and only the first store to a block after a clean takes the slow path, which
+ * makes the block's array if it has none, marks it dirty and lists it. Guest code writes the same
+ * few blocks over and over, so the slow path runs a few dozen times per run; the restore walks the
+ * list instead of scanning a map of every block.
+ *
+ * <p>Every path that changes memory goes through {@code writable}: the typed stores the compiled
+ * guest code makes, bulk {@code write}, {@code fill} and {@code copy}, data segments, and the
+ * atomics (which fall back to the plain stores).
+ *
+ * <p>Both arrays hold exactly the blocks of the current size, so their own bounds check is the wasm
+ * bounds check for a load or store within one block. Growing replaces them with longer copies.
  *
  * <p>Not shared, not thread-safe: the engine thread is its only user (the engine reads {@link
  * #pages()} from other threads through its own volatile copy).
@@ -41,8 +49,7 @@ import java.util.Arrays;
 final class TrackedMemory implements Memory {
     static final int BLOCK_SHIFT = 12;
     static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
-    private static final int PAGE_SHIFT = 16;
-    private static final int PAGE_MASK = PAGE_SIZE - 1;
+    private static final int BLOCK_MASK = BLOCK_SIZE - 1;
     static final int BLOCKS_PER_PAGE = PAGE_SIZE / BLOCK_SIZE;
 
     private static final VarHandle SHORTS =
@@ -55,24 +62,23 @@ final class TrackedMemory implements Memory {
             MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle DOUBLES =
             MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle DIRTY_WORDS =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    /** What every page not yet written reads as; never written itself. */
-    private static final byte[] ZERO_PAGE = new byte[PAGE_SIZE];
+    /** What every block not yet written reads as; never written itself. */
+    private static final byte[] ZERO_BLOCK = new byte[BLOCK_SIZE];
 
     private final int initialPages;
     private final int maximumPages;
 
-    /** For loads: every page below nPages, unwritten ones as ZERO_PAGE. */
-    private final byte[][] pages;
+    /** For loads: every block of the memory, unwritten ones as ZERO_BLOCK. */
+    private byte[][] blocks;
 
-    /** For stores: the same arrays, but null where pages[] holds ZERO_PAGE. */
-    private final byte[][] writable;
+    /** For stores: the same arrays for the blocks written since clean(), null for the rest. */
+    private byte[][] writable;
 
-    /** One byte per 4 KiB block of the maximum memory: non-zero when written since clean(). */
-    private final byte[] dirty;
+    /** The blocks whose writable entry is set, in the order first written since clean(). */
+    private int[] dirtyList = new int[256];
 
+    private int dirtyCount;
     private int nPages;
     private DataSegment[] dataSegments;
 
@@ -85,11 +91,9 @@ final class TrackedMemory implements Memory {
         }
         this.initialPages = initialPages;
         this.maximumPages = maximumPages;
-        this.pages = new byte[maximumPages][];
-        this.writable = new byte[maximumPages][];
-        // Rounded up to whole longs so the scan can read eight marks at a time.
-        this.dirty = new byte[(maximumPages * BLOCKS_PER_PAGE + 7) & ~7];
-        Arrays.fill(pages, 0, initialPages, ZERO_PAGE);
+        this.blocks = new byte[initialPages * BLOCKS_PER_PAGE][];
+        this.writable = new byte[initialPages * BLOCKS_PER_PAGE][];
+        Arrays.fill(blocks, ZERO_BLOCK);
         this.nPages = initialPages;
     }
 
@@ -98,43 +102,42 @@ final class TrackedMemory implements Memory {
 
     /** Forgets every mark: the memory as it is now becomes the base later restores return to. */
     void clean() {
-        Arrays.fill(dirty, 0, markedLength(), (byte) 0);
+        for (int i = 0; i < dirtyCount; i++) {
+            writable[dirtyList[i]] = null;
+        }
+        dirtyCount = 0;
     }
 
     /**
-     * Pages above an image's last non-zero page that a restore keeps (zeroed) when a run wrote
-     * them: the room ordinary runs allocate in, so they do not make and drop pages every time.
-     * Written pages above that are given back.
+     * Blocks above an image's last non-zero block that a restore keeps (zeroed) when a run wrote
+     * them: the room ordinary runs allocate in, so they do not make and drop arrays every time.
+     * Written blocks above that are given back.
      */
     static final int KEPT_PAGES_ABOVE_IMAGE = 16;
 
     /**
      * Puts back {@code image} (the memory as it was at the last {@link #clean()}) in every block
-     * written since, and cleans. A written page more than {@link #KEPT_PAGES_ABOVE_IMAGE} above the
-     * image is given back rather than zeroed. Returns the number of pages it touched.
+     * written since, and cleans. A written block more than {@link #KEPT_PAGES_ABOVE_IMAGE} pages
+     * above the image is given back rather than zeroed. Returns the number of blocks it touched.
      */
     int restoreDirty(MemoryImage image) {
-        int limit = markedLength();
-        int touched = 0;
-        for (int first = 0; first < limit; first += BLOCKS_PER_PAGE) {
-            if ((long) DIRTY_WORDS.get(dirty, first) == 0L
-                    && (long) DIRTY_WORDS.get(dirty, first + 8) == 0L) {
+        int keptBlocks = (image.extentPages() + KEPT_PAGES_ABOVE_IMAGE) * BLOCKS_PER_PAGE;
+        int touched = dirtyCount;
+        for (int i = 0; i < touched; i++) {
+            int b = dirtyList[i];
+            writable[b] = null;
+            if (b >= keptBlocks) {
+                blocks[b] = ZERO_BLOCK;
                 continue;
             }
-            touched++;
-            int page = first / BLOCKS_PER_PAGE;
-            if (page >= image.extentPages() + KEPT_PAGES_ABOVE_IMAGE) {
-                release(page);
-                Arrays.fill(dirty, first, first + BLOCKS_PER_PAGE, (byte) 0);
-                continue;
-            }
-            for (int b = first; b < first + BLOCKS_PER_PAGE; b++) {
-                if (dirty[b] != 0) {
-                    dirty[b] = 0;
-                    putBlock(b, image.block(b));
-                }
+            byte[] data = image.block(b);
+            if (data != null) {
+                System.arraycopy(data, 0, blocks[b], 0, BLOCK_SIZE);
+            } else {
+                Arrays.fill(blocks[b], (byte) 0);
             }
         }
+        dirtyCount = 0;
         return touched;
     }
 
@@ -143,98 +146,74 @@ final class TrackedMemory implements Memory {
      * and cleans.
      */
     void restoreAll(MemoryImage image) {
-        for (int page = 0; page < nPages; page++) {
-            if (image.pageIsEmpty(page)) {
-                release(page);
-                continue;
-            }
-            for (int b = page * BLOCKS_PER_PAGE; b < (page + 1) * BLOCKS_PER_PAGE; b++) {
-                putBlock(b, image.block(b));
+        clean();
+        for (int b = 0; b < blocks.length; b++) {
+            byte[] data = image.block(b);
+            if (data == null) {
+                blocks[b] = ZERO_BLOCK;
+            } else {
+                if (blocks[b] == ZERO_BLOCK) {
+                    blocks[b] = new byte[BLOCK_SIZE];
+                }
+                System.arraycopy(data, 0, blocks[b], 0, BLOCK_SIZE);
             }
         }
-        clean();
     }
 
     /** The memory as it is now, holding only its non-zero blocks. */
     MemoryImage image() {
-        byte[][] blocks = new byte[nPages * BLOCKS_PER_PAGE][];
-        for (int page = 0; page < nPages; page++) {
-            byte[] data = writable[page];
-            if (data == null) {
-                continue;
-            }
-            for (int off = 0; off < PAGE_SIZE; off += BLOCK_SIZE) {
-                if (Arrays.mismatch(data, off, off + BLOCK_SIZE, ZERO_PAGE, 0, BLOCK_SIZE) >= 0) {
-                    blocks[(page * PAGE_SIZE + off) >>> BLOCK_SHIFT] =
-                            Arrays.copyOfRange(data, off, off + BLOCK_SIZE);
-                }
+        byte[][] out = new byte[blocks.length][];
+        for (int b = 0; b < blocks.length; b++) {
+            byte[] data = blocks[b];
+            if (data != ZERO_BLOCK
+                    && Arrays.mismatch(data, 0, BLOCK_SIZE, ZERO_BLOCK, 0, BLOCK_SIZE) >= 0) {
+                out[b] = data.clone();
             }
         }
-        return new MemoryImage(blocks);
+        return new MemoryImage(out);
     }
 
-    /** Pages that hold an array of their own (written at least once since last dropped). */
-    int allocatedPages() {
+    /** Blocks that hold an array of their own (written at least once since last given back). */
+    int allocatedBlocks() {
         int n = 0;
-        for (int page = 0; page < nPages; page++) {
-            n += writable[page] != null ? 1 : 0;
+        for (byte[] data : blocks) {
+            n += data != ZERO_BLOCK ? 1 : 0;
         }
         return n;
     }
 
-    private void putBlock(int block, byte[] data) {
-        int page = block / BLOCKS_PER_PAGE;
-        int off = (block << BLOCK_SHIFT) & PAGE_MASK;
+    /** Blocks written since the last clean (for tests and statistics). */
+    int dirtyBlocks() {
+        return dirtyCount;
+    }
+
+    /** The block's array for a store: its own, marked dirty, made on its first store. */
+    private byte[] dirtyBlock(int b) {
+        byte[] data = writable[b];
         if (data != null) {
-            System.arraycopy(data, 0, writablePage(page), off, BLOCK_SIZE);
-        } else if (writable[page] != null) {
-            Arrays.fill(writable[page], off, off + BLOCK_SIZE, (byte) 0);
+            return data;
         }
-    }
-
-    private void release(int page) {
-        pages[page] = ZERO_PAGE;
-        writable[page] = null;
-    }
-
-    /** The page's own array, made on its first store. */
-    private byte[] writablePage(int page) {
-        byte[] data = writable[page];
-        if (data == null) {
-            data = new byte[PAGE_SIZE];
-            writable[page] = data;
-            pages[page] = data;
+        data = blocks[b];
+        if (data == ZERO_BLOCK) {
+            data = new byte[BLOCK_SIZE];
+            blocks[b] = data;
         }
+        writable[b] = data;
+        if (dirtyCount == dirtyList.length) {
+            dirtyList = Arrays.copyOf(dirtyList, dirtyCount * 2);
+        }
+        dirtyList[dirtyCount++] = b;
         return data;
     }
 
     /**
-     * The page a store goes to when it has no array yet: made now if the store is within bounds (an
-     * explicit branch, not a caught null pointer: a trap in compiled guest code would send the
-     * whole interpreter-loop frame back to the bytecode interpreter, every time).
+     * The block a store goes to when it is not dirty yet: an explicit branch, not a caught null
+     * pointer (a trap in compiled guest code would send the whole interpreter-loop frame back to
+     * the bytecode interpreter, every time).
      */
-    private byte[] pageForStore(int addr, int size) {
+    private byte[] blockForStore(int addr, int size) {
         checkBounds(addr, size, sizeInBytes());
-        return writablePage(addr >>> PAGE_SHIFT);
-    }
-
-    /** Blocks marked now (for tests and statistics). */
-    int dirtyBlocks() {
-        int n = 0;
-        for (int b = 0, limit = markedLength(); b < limit; b++) {
-            n += dirty[b] != 0 ? 1 : 0;
-        }
-        return n;
-    }
-
-    private int markedLength() {
-        return Math.min(dirty.length, (nPages * BLOCKS_PER_PAGE + 7) & ~7);
-    }
-
-    private void mark(int addr, int size) {
-        int first = addr >>> BLOCK_SHIFT;
-        int last = (addr + size - 1) >>> BLOCK_SHIFT;
-        Arrays.fill(dirty, first, last + 1, (byte) 1);
+        return dirtyBlock(addr >>> BLOCK_SHIFT);
     }
 
     // ---------------------------------------------------------------------------------------
@@ -252,7 +231,11 @@ final class TrackedMemory implements Memory {
         if (delta < 0 || after > maximumPages) {
             return -1;
         }
-        Arrays.fill(pages, before, (int) after, ZERO_PAGE);
+        int n = (int) after * BLOCKS_PER_PAGE;
+        int old = blocks.length;
+        blocks = Arrays.copyOf(blocks, n);
+        writable = Arrays.copyOf(writable, n);
+        Arrays.fill(blocks, old, n, ZERO_BLOCK);
         nPages = (int) after;
         return before;
     }
@@ -383,11 +366,10 @@ final class TrackedMemory implements Memory {
         if (size == 0) {
             return;
         }
-        mark(addr, size);
         while (size > 0) {
-            int off = addr & PAGE_MASK;
-            int chunk = Math.min(size, PAGE_SIZE - off);
-            System.arraycopy(data, offset, writablePage(addr >>> PAGE_SHIFT), off, chunk);
+            int off = addr & BLOCK_MASK;
+            int chunk = Math.min(size, BLOCK_SIZE - off);
+            System.arraycopy(data, offset, dirtyBlock(addr >>> BLOCK_SHIFT), off, chunk);
             addr += chunk;
             offset += chunk;
             size -= chunk;
@@ -400,9 +382,9 @@ final class TrackedMemory implements Memory {
         byte[] out = new byte[len];
         int at = 0;
         while (at < len) {
-            int off = addr & PAGE_MASK;
-            int chunk = Math.min(len - at, PAGE_SIZE - off);
-            System.arraycopy(pages[addr >>> PAGE_SHIFT], off, out, at, chunk);
+            int off = addr & BLOCK_MASK;
+            int chunk = Math.min(len - at, BLOCK_SIZE - off);
+            System.arraycopy(blocks[addr >>> BLOCK_SHIFT], off, out, at, chunk);
             addr += chunk;
             at += chunk;
         }
@@ -421,12 +403,11 @@ final class TrackedMemory implements Memory {
         if (size <= 0) {
             return;
         }
-        mark(fromIndex, size);
         int addr = fromIndex;
         while (size > 0) {
-            int off = addr & PAGE_MASK;
-            int chunk = Math.min(size, PAGE_SIZE - off);
-            Arrays.fill(writablePage(addr >>> PAGE_SHIFT), off, off + chunk, value);
+            int off = addr & BLOCK_MASK;
+            int chunk = Math.min(size, BLOCK_SIZE - off);
+            Arrays.fill(dirtyBlock(addr >>> BLOCK_SHIFT), off, off + chunk, value);
             addr += chunk;
             size -= chunk;
         }
@@ -440,17 +421,16 @@ final class TrackedMemory implements Memory {
         if (size == 0) {
             return;
         }
-        mark(dest, size);
         if (dest <= src || dest >= src + size) {
             // Forward is safe: the destination never overtakes unread source bytes.
             while (size > 0) {
-                int doff = dest & PAGE_MASK;
-                int soff = src & PAGE_MASK;
-                int chunk = Math.min(size, PAGE_SIZE - Math.max(doff, soff));
+                int doff = dest & BLOCK_MASK;
+                int soff = src & BLOCK_MASK;
+                int chunk = Math.min(size, BLOCK_SIZE - Math.max(doff, soff));
                 System.arraycopy(
-                        pages[src >>> PAGE_SHIFT],
+                        blocks[src >>> BLOCK_SHIFT],
                         soff,
-                        writablePage(dest >>> PAGE_SHIFT),
+                        dirtyBlock(dest >>> BLOCK_SHIFT),
                         doff,
                         chunk);
                 dest += chunk;
@@ -462,13 +442,13 @@ final class TrackedMemory implements Memory {
             int dEnd = dest + size;
             int sEnd = src + size;
             while (size > 0) {
-                int dTail = ((dEnd - 1) & PAGE_MASK) + 1;
-                int sTail = ((sEnd - 1) & PAGE_MASK) + 1;
+                int dTail = ((dEnd - 1) & BLOCK_MASK) + 1;
+                int sTail = ((sEnd - 1) & BLOCK_MASK) + 1;
                 int chunk = Math.min(size, Math.min(dTail, sTail));
                 System.arraycopy(
-                        pages[(sEnd - 1) >>> PAGE_SHIFT],
+                        blocks[(sEnd - 1) >>> BLOCK_SHIFT],
                         sTail - chunk,
-                        writablePage((dEnd - 1) >>> PAGE_SHIFT),
+                        dirtyBlock((dEnd - 1) >>> BLOCK_SHIFT),
                         dTail - chunk,
                         chunk);
                 dEnd -= chunk;
@@ -479,17 +459,16 @@ final class TrackedMemory implements Memory {
     }
 
     // ---------------------------------------------------------------------------------------
-    // Typed stores: each marks the block(s) it wrote.
+    // Typed stores: a store within one block, or byte by byte across two.
 
     @Override
     public void writeByte(int addr, byte data) {
         try {
-            byte[] page = writable[addr >>> PAGE_SHIFT];
-            if (page == null) {
-                page = pageForStore(addr, 1);
+            byte[] block = writable[addr >>> BLOCK_SHIFT];
+            if (block == null) {
+                block = blockForStore(addr, 1);
             }
-            page[addr & PAGE_MASK] = data;
-            dirty[addr >>> BLOCK_SHIFT] = 1;
+            block[addr & BLOCK_MASK] = data;
         } catch (RuntimeException e) {
             throw outOfBounds(e, addr, 1);
         }
@@ -497,16 +476,14 @@ final class TrackedMemory implements Memory {
 
     @Override
     public void writeShort(int addr, short data) {
-        int off = addr & PAGE_MASK;
-        if (off + 2 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 2 <= BLOCK_SIZE) {
             try {
-                byte[] page = writable[addr >>> PAGE_SHIFT];
-                if (page == null) {
-                    page = pageForStore(addr, 2);
+                byte[] block = writable[addr >>> BLOCK_SHIFT];
+                if (block == null) {
+                    block = blockForStore(addr, 2);
                 }
-                SHORTS.set(page, off, data);
-                dirty[addr >>> BLOCK_SHIFT] = 1;
-                dirty[(addr + 1) >>> BLOCK_SHIFT] = 1;
+                SHORTS.set(block, off, data);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 2);
             }
@@ -519,16 +496,14 @@ final class TrackedMemory implements Memory {
 
     @Override
     public void writeI32(int addr, int data) {
-        int off = addr & PAGE_MASK;
-        if (off + 4 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 4 <= BLOCK_SIZE) {
             try {
-                byte[] page = writable[addr >>> PAGE_SHIFT];
-                if (page == null) {
-                    page = pageForStore(addr, 4);
+                byte[] block = writable[addr >>> BLOCK_SHIFT];
+                if (block == null) {
+                    block = blockForStore(addr, 4);
                 }
-                INTS.set(page, off, data);
-                dirty[addr >>> BLOCK_SHIFT] = 1;
-                dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
+                INTS.set(block, off, data);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 4);
             }
@@ -542,16 +517,14 @@ final class TrackedMemory implements Memory {
 
     @Override
     public void writeLong(int addr, long data) {
-        int off = addr & PAGE_MASK;
-        if (off + 8 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 8 <= BLOCK_SIZE) {
             try {
-                byte[] page = writable[addr >>> PAGE_SHIFT];
-                if (page == null) {
-                    page = pageForStore(addr, 8);
+                byte[] block = writable[addr >>> BLOCK_SHIFT];
+                if (block == null) {
+                    block = blockForStore(addr, 8);
                 }
-                LONGS.set(page, off, data);
-                dirty[addr >>> BLOCK_SHIFT] = 1;
-                dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
+                LONGS.set(block, off, data);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 8);
             }
@@ -565,16 +538,14 @@ final class TrackedMemory implements Memory {
 
     @Override
     public void writeF32(int addr, float data) {
-        int off = addr & PAGE_MASK;
-        if (off + 4 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 4 <= BLOCK_SIZE) {
             try {
-                byte[] page = writable[addr >>> PAGE_SHIFT];
-                if (page == null) {
-                    page = pageForStore(addr, 4);
+                byte[] block = writable[addr >>> BLOCK_SHIFT];
+                if (block == null) {
+                    block = blockForStore(addr, 4);
                 }
-                FLOATS.set(page, off, data);
-                dirty[addr >>> BLOCK_SHIFT] = 1;
-                dirty[(addr + 3) >>> BLOCK_SHIFT] = 1;
+                FLOATS.set(block, off, data);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 4);
             }
@@ -585,16 +556,14 @@ final class TrackedMemory implements Memory {
 
     @Override
     public void writeF64(int addr, double data) {
-        int off = addr & PAGE_MASK;
-        if (off + 8 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 8 <= BLOCK_SIZE) {
             try {
-                byte[] page = writable[addr >>> PAGE_SHIFT];
-                if (page == null) {
-                    page = pageForStore(addr, 8);
+                byte[] block = writable[addr >>> BLOCK_SHIFT];
+                if (block == null) {
+                    block = blockForStore(addr, 8);
                 }
-                DOUBLES.set(page, off, data);
-                dirty[addr >>> BLOCK_SHIFT] = 1;
-                dirty[(addr + 7) >>> BLOCK_SHIFT] = 1;
+                DOUBLES.set(block, off, data);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 8);
             }
@@ -609,7 +578,7 @@ final class TrackedMemory implements Memory {
     @Override
     public byte read(int addr) {
         try {
-            return pages[addr >>> PAGE_SHIFT][addr & PAGE_MASK];
+            return blocks[addr >>> BLOCK_SHIFT][addr & BLOCK_MASK];
         } catch (RuntimeException e) {
             throw outOfBounds(e, addr, 1);
         }
@@ -617,10 +586,10 @@ final class TrackedMemory implements Memory {
 
     @Override
     public short readShort(int addr) {
-        int off = addr & PAGE_MASK;
-        if (off + 2 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 2 <= BLOCK_SIZE) {
             try {
-                return (short) SHORTS.get(pages[addr >>> PAGE_SHIFT], off);
+                return (short) SHORTS.get(blocks[addr >>> BLOCK_SHIFT], off);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 2);
             }
@@ -635,10 +604,10 @@ final class TrackedMemory implements Memory {
 
     @Override
     public int readInt(int addr) {
-        int off = addr & PAGE_MASK;
-        if (off + 4 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 4 <= BLOCK_SIZE) {
             try {
-                return (int) INTS.get(pages[addr >>> PAGE_SHIFT], off);
+                return (int) INTS.get(blocks[addr >>> BLOCK_SHIFT], off);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 4);
             }
@@ -652,10 +621,10 @@ final class TrackedMemory implements Memory {
 
     @Override
     public long readLong(int addr) {
-        int off = addr & PAGE_MASK;
-        if (off + 8 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 8 <= BLOCK_SIZE) {
             try {
-                return (long) LONGS.get(pages[addr >>> PAGE_SHIFT], off);
+                return (long) LONGS.get(blocks[addr >>> BLOCK_SHIFT], off);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 8);
             }
@@ -674,10 +643,10 @@ final class TrackedMemory implements Memory {
 
     @Override
     public float readFloat(int addr) {
-        int off = addr & PAGE_MASK;
-        if (off + 4 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 4 <= BLOCK_SIZE) {
             try {
-                return (float) FLOATS.get(pages[addr >>> PAGE_SHIFT], off);
+                return (float) FLOATS.get(blocks[addr >>> BLOCK_SHIFT], off);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 4);
             }
@@ -692,10 +661,10 @@ final class TrackedMemory implements Memory {
 
     @Override
     public double readDouble(int addr) {
-        int off = addr & PAGE_MASK;
-        if (off + 8 <= PAGE_SIZE) {
+        int off = addr & BLOCK_MASK;
+        if (off + 8 <= BLOCK_SIZE) {
             try {
-                return (double) DOUBLES.get(pages[addr >>> PAGE_SHIFT], off);
+                return (double) DOUBLES.get(blocks[addr >>> BLOCK_SHIFT], off);
             } catch (RuntimeException e) {
                 throw outOfBounds(e, addr, 8);
             }

@@ -47,8 +47,8 @@ class EngineSnapshotTest {
                                 snap.heldBytes() < 1_000_000,
                                 "only non-zero blocks are kept: " + snap.heldBytes());
                         assertTrue(
-                                e.allocatedPages() < 32,
-                                "pages never written hold no array: " + e.allocatedPages());
+                                e.allocatedBlocks() < 32 * 16,
+                                "blocks never written hold no array: " + e.allocatedBlocks());
                         for (int round = 0; round < 3; round++) {
                             JsValue made;
                             try (JsResult r = ctx.call(counter, ctx.undefined())) {
@@ -79,9 +79,9 @@ class EngineSnapshotTest {
                                     now,
                                     "the restored memory is the snapshot's, byte for byte");
                             assertTrue(
-                                    e.allocatedPages() < 128,
+                                    e.allocatedBlocks() < 128 * 16,
                                     "the 640 pages the round wrote were given back: "
-                                            + e.allocatedPages());
+                                            + e.allocatedBlocks());
                             assertFalse(
                                     made.isAlive(),
                                     "a handle made after the snapshot stayed alive");

@@ -46,7 +46,9 @@ class TrackedMemoryTest {
             }
             assertArrayEquals(now, memory.readBytes(0, now.length), "round " + round);
             int touched = memory.restoreDirty(image);
-            assertTrue(touched > 0 && touched <= now.length / PAGE, "pages touched " + touched);
+            assertTrue(
+                    touched > 0 && touched <= now.length / TrackedMemory.BLOCK_SIZE,
+                    "blocks touched " + touched);
             byte[] expected = image.toArray(now.length);
             assertArrayEquals(expected, memory.readBytes(0, now.length), "restored " + round);
             assertEquals(0, memory.dirtyBlocks());
@@ -70,9 +72,9 @@ class TrackedMemoryTest {
         memory.writeByte(far * PAGE + 8, (byte) 1);
         memory.writeByte(63 * PAGE, (byte) 1);
         memory.writeI32(100, 8);
-        assertEquals(4, memory.allocatedPages());
+        assertEquals(4, memory.allocatedBlocks());
         memory.restoreDirty(image);
-        assertEquals(2, memory.allocatedPages(), "page 0 and the near page stay, zeroed");
+        assertEquals(2, memory.allocatedBlocks(), "block 0 and the near block stay, zeroed");
         assertEquals(7, memory.readInt(100));
         assertEquals(0L, memory.readLong(near * PAGE + 8));
         assertEquals(0, memory.read(far * PAGE + 8));
@@ -81,18 +83,18 @@ class TrackedMemoryTest {
     @Test
     void unwrittenPagesReadAsZeroAndAreMadeOnTheFirstStore() {
         TrackedMemory memory = new TrackedMemory(4, 8);
-        assertEquals(0, memory.allocatedPages());
+        assertEquals(0, memory.allocatedBlocks());
         assertEquals(0L, memory.readLong(3 * PAGE + 100));
         memory.writeI32(2 * PAGE + 8, 5);
         memory.writeShort(2 * PAGE + 16, (short) 6);
-        assertEquals(1, memory.allocatedPages());
+        assertEquals(1, memory.allocatedBlocks());
         assertEquals(5, memory.readInt(2 * PAGE + 8));
         assertEquals(0, memory.readInt(PAGE + 8), "other pages are untouched");
         assertEquals(4, memory.grow(2));
         assertEquals(0, memory.read(5 * PAGE + 1));
         memory.copy(5 * PAGE, 2 * PAGE, 32);
         assertEquals(5, memory.readInt(5 * PAGE + 8));
-        assertEquals(2, memory.allocatedPages());
+        assertEquals(2, memory.allocatedBlocks());
     }
 
     /** One random store of every kind, at addresses that often straddle blocks and pages. */
