@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sandjar.quickjs.EngineOptions;
 import dev.sandjar.quickjs.JsContext;
 import dev.sandjar.quickjs.JsError;
+import dev.sandjar.quickjs.JsMemoryException;
 import dev.sandjar.quickjs.JsResult;
 import dev.sandjar.quickjs.JsRuntime;
 import dev.sandjar.quickjs.JsValue;
@@ -13,10 +14,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Parses guest code with acorn, running in an engine instance of its own that is started on first
@@ -85,7 +88,11 @@ final class CodeAnalyzer implements AutoCloseable {
      */
     static final int MEMORY_PAGES = (int) ((HEAP_LIMIT + HEAP_LIMIT / 2) >> 16);
 
-    private static final long TIME_LIMIT_NANOS = 20_000_000_000L;
+    /** How long one parse may take. */
+    static final Duration TIME_LIMIT = Duration.ofSeconds(20);
+
+    /** How long loading acorn and the analyzer into a new engine may take. */
+    private static final long LOAD_TIME_LIMIT_NANOS = 60_000_000_000L;
 
     private final EngineOptions options;
     private final Map<String, Parsed> cache =
@@ -106,9 +113,15 @@ final class CodeAnalyzer implements AutoCloseable {
     private JsContext context;
     private JsValue analyze;
     private long deadline;
+    private volatile Duration timeLimit = TIME_LIMIT;
 
     CodeAnalyzer(EngineOptions options) {
         this.options = options;
+    }
+
+    /** How long one parse may take from now on ({@link #TIME_LIMIT} unless a test shortens it). */
+    void timeLimit(Duration limit) {
+        this.timeLimit = limit;
     }
 
     /** Starts the engine and loads the parser now rather than on the first parse. */
@@ -161,42 +174,20 @@ final class CodeAnalyzer implements AutoCloseable {
     }
 
     private Parsed parseOnEngine(QuickJsEngine e, String code, boolean withReferences) {
-        if (runtime == null) {
-            load(e);
+        Answer a =
+                ask(
+                        e,
+                        false,
+                        c -> c.bool(withReferences),
+                        code,
+                        EntryModule.SCRIPT_OPEN,
+                        EntryModule.SCRIPT_CLOSE,
+                        EntryModule.OPEN,
+                        EntryModule.CLOSE);
+        if (a.failure() != null) {
+            return failed(a.failure(), 0, 0);
         }
-        deadline = System.nanoTime() + TIME_LIMIT_NANOS;
-        String json;
-        try (JsValue source = context.newString(code);
-                JsValue scriptOpen = context.newString(EntryModule.SCRIPT_OPEN);
-                JsValue scriptClose = context.newString(EntryModule.SCRIPT_CLOSE);
-                JsValue moduleOpen = context.newString(EntryModule.OPEN);
-                JsValue moduleClose = context.newString(EntryModule.CLOSE);
-                JsResult r =
-                        context.call(
-                                analyze,
-                                context.undefined(),
-                                source,
-                                scriptOpen,
-                                scriptClose,
-                                moduleOpen,
-                                moduleClose,
-                                context.bool(withReferences))) {
-            if (!r.isOk()) {
-                JsError err = r.error();
-                discard(); // an interrupted or exhausted parse leaves nothing worth keeping
-                String why =
-                        err.isInterrupted()
-                                ? "parsing took longer than "
-                                        + TIME_LIMIT_NANOS / 1_000_000_000L
-                                        + " s"
-                                : err.toString();
-                return failed("the code could not be analysed: " + why, 0, 0);
-            }
-            json = r.value().asString();
-        } catch (dev.sandjar.quickjs.JsMemoryException ex) {
-            discard();
-            return failed("the code is too large to analyse: " + ex.getMessage(), 0, 0);
-        }
+        String json = a.json();
         try {
             return read(JSON.readTree(json), withReferences);
         } catch (IOException ex) {
@@ -210,36 +201,12 @@ final class CodeAnalyzer implements AutoCloseable {
     }
 
     private SessionPlan sessionPlanOnEngine(QuickJsEngine e, String code) {
-        if (runtime == null) {
-            load(e);
-        }
-        deadline = System.nanoTime() + TIME_LIMIT_NANOS;
-        String json;
-        try (JsValue source = context.newString(code);
-                JsValue open = context.newString(SessionEntry.PARSE_OPEN);
-                JsValue close = context.newString(SessionEntry.CLOSE);
-                JsResult r = context.call(session, context.undefined(), source, open, close)) {
-            if (!r.isOk()) {
-                JsError err = r.error();
-                discard();
-                return new SessionPlan(
-                        failed("the code could not be analysed: " + err, 0, 0).syntaxError(),
-                        null,
-                        List.of(),
-                        List.of(),
-                        List.of());
-            }
-            json = r.value().asString();
-        } catch (dev.sandjar.quickjs.JsMemoryException ex) {
-            discard();
+        Answer a = ask(e, true, null, code, SessionEntry.PARSE_OPEN, SessionEntry.CLOSE);
+        if (a.failure() != null) {
             return new SessionPlan(
-                    failed("the code is too large to analyse: " + ex.getMessage(), 0, 0)
-                            .syntaxError(),
-                    null,
-                    List.of(),
-                    List.of(),
-                    List.of());
+                    failed(a.failure(), 0, 0).syntaxError(), null, List.of(), List.of(), List.of());
         }
+        String json = a.json();
         try {
             JsonNode n = JSON.readTree(json);
             JsonNode err = n.get("syntaxError");
@@ -264,6 +231,62 @@ final class CodeAnalyzer implements AutoCloseable {
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** The analyzer's answer (its JSON), or why there is none. */
+    private record Answer(String json, String failure) {}
+
+    /**
+     * Calls {@code analyze(code, ...texts[, flag])}, or {@code analyze.session(...)}, on the
+     * analysis engine under the parse time limit. A parse that fails in QuickJS (interrupted at the
+     * limit, out of memory, thrown) drops the runtime, which the next parse loads again: only once
+     * every value made here is closed, since they belong to its context.
+     */
+    private Answer ask(
+            QuickJsEngine e,
+            boolean forSession,
+            Function<JsContext, JsValue> flag,
+            String code,
+            String... texts) {
+        if (runtime == null) {
+            load(e);
+        }
+        JsValue fn = forSession ? session : analyze;
+        Duration limit = timeLimit;
+        deadline = System.nanoTime() + limit.toNanos();
+        List<JsValue> args = new ArrayList<>();
+        String failure;
+        try {
+            args.add(context.newString(code));
+            for (String t : texts) {
+                args.add(context.newString(t));
+            }
+            JsValue[] all = args.toArray(new JsValue[args.size() + (flag != null ? 1 : 0)]);
+            if (flag != null) {
+                all[args.size()] = flag.apply(context);
+            }
+            try (JsResult r = context.call(fn, context.undefined(), all)) {
+                if (r.isOk()) {
+                    return new Answer(r.value().asString(), null);
+                }
+                JsError err = r.error();
+                failure =
+                        "the code could not be analysed: "
+                                + (err.isInterrupted()
+                                        ? "parsing took longer than " + describe(limit)
+                                        : err.toString());
+            }
+        } catch (JsMemoryException ex) {
+            failure = "the code is too large to analyse: " + ex.getMessage();
+        } finally {
+            args.forEach(JsValue::close);
+        }
+        discard();
+        return new Answer(null, failure);
+    }
+
+    private static String describe(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static List<String> strings(JsonNode list) {
@@ -360,7 +383,7 @@ final class CodeAnalyzer implements AutoCloseable {
         runtime.setMaxStackSize(QuickJsEngine.MAX_SAFE_STACK_BYTES);
         runtime.setInterruptHandler(() -> System.nanoTime() > deadline);
         context = runtime.newContext();
-        deadline = System.nanoTime() + TIME_LIMIT_NANOS * 3;
+        deadline = System.nanoTime() + LOAD_TIME_LIMIT_NANOS;
         context.evalScript(resource("acorn.js"), "acorn.js").orThrow().close();
         analyze = context.evalScript(resource("analyzer.js"), "analyzer.js").orThrow();
         session = analyze.get("session");
