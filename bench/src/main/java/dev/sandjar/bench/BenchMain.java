@@ -474,7 +474,9 @@ public final class BenchMain {
                                 + String.join(" ", cmd)
                                 + ")";
             } else {
-                graalJitProof.putAll(Json.MAPPER.readValue(out.trim(), PROOF));
+                // Its last line: the JSON (a JVM may print warnings first).
+                String json = out.strip().lines().reduce((a, b) -> b).orElseThrow();
+                graalJitProof.putAll(Json.MAPPER.readValue(json, PROOF));
                 graalJitProof.put("version", graalJit.version());
                 why = GraalJit.verdict(graalJitProof);
             }
@@ -486,7 +488,8 @@ public final class BenchMain {
         } else {
             graalJit = null;
             broken.put(GraalJit.SYSTEM, "not measured: " + why);
-            notes.add(LABEL.get(GraalJit.SYSTEM) + " " + broken.get(GraalJit.SYSTEM) + ".");
+            String note = LABEL.get(GraalJit.SYSTEM) + " " + broken.get(GraalJit.SYSTEM);
+            notes.add(note.endsWith(".") ? note : note + ".");
         }
     }
 
@@ -711,7 +714,7 @@ public final class BenchMain {
                         + loadBefore
                         + "; at the end: "
                         + loadAfter);
-        r.line("- JDK: " + jdk);
+        r.line("- JDK: " + jdk + " (GraalJS (JIT)'s JVMs: their own, below)");
         r.line("- JVM flags of every fork and probe: `" + String.join(" ", FORK_FLAGS) + "`");
         r.line(
                 String.format(
@@ -760,7 +763,8 @@ public final class BenchMain {
                             d));
         }
         r.line(
-                "- Systems: Sandjar (QuickJS-ng 0.32.0 wasm, Chicory AOT); GraalJS 23.1.8"
+                "- Systems: Sandjar (QuickJS-ng 0.32.0 wasm, Chicory AOT); GraalJS (interpreted) ="
+                        + " GraalJS 23.1.8"
                         + " (polyglot API, shared Engine, fresh Context per run; Truffle runtime: "
                         + graalImplementation
                         + "); "
@@ -890,11 +894,20 @@ public final class BenchMain {
                         + version
                         + " with the Graal compiler jar through JVMCI, in JVMs of its own on "
                         + graalJitProof.getOrDefault("jdk", "Temurin 25")
-                        + " (the same API use as GraalJS 23.1.8)";
+                        + " (the same code as GraalJS 23.1.8; flags: the fork flags and `"
+                        + String.join(
+                                " ",
+                                GraalJit.jvmFlags(
+                                        "bench/target/graaljs-jit/upgrade/*.jar",
+                                        "bench/target/graaljs-jit/modules/*.jar"))
+                        + "`)";
         Object on = graalJitProof.get("compiledMs");
         Object off = graalJitProof.get("interpretedMs");
         if (broken.containsKey(GraalJit.SYSTEM) || on == null || off == null) {
-            return what + ": " + broken.getOrDefault(GraalJit.SYSTEM, "not run");
+            return what
+                    + (broken.containsKey(GraalJit.SYSTEM)
+                            ? ": not measured (below)"
+                            : ": not run");
         }
         return what
                 + String.format(
@@ -937,7 +950,7 @@ public final class BenchMain {
             Double v = tables.getOrDefault(table, Map.of()).get(system);
             if (v == null || v.isNaN()) {
                 if (broken.containsKey(system)) {
-                    return "n/a: " + broken.get(system);
+                    return brokenCell(system);
                 }
                 if (table.equals("bytes") && unsupported.containsKey(system)) {
                     return "n/a: " + unsupported.get(system);
@@ -945,6 +958,14 @@ public final class BenchMain {
                 return "n/a";
             }
             return fmt(v);
+        }
+
+        /** A cell of a system that did not run: why, or where the notes say why at length. */
+        private String brokenCell(String system) {
+            String why = broken.get(system);
+            return why.startsWith("not measured")
+                    ? "n/a: not measured (see the notes)"
+                    : "n/a: " + why;
         }
 
         private String ratio(String table, String system) {
@@ -1015,7 +1036,7 @@ public final class BenchMain {
             line("|---|---:|---:|" + (byFork ? "---:|" : ""));
             for (String s : ALL) {
                 if (broken.containsKey(s)) {
-                    line("| " + LABEL.get(s) + " | n/a: " + broken.get(s) + " | |");
+                    line("| " + LABEL.get(s) + " | " + brokenCell(s) + " | |");
                 } else if (tables.getOrDefault(table, Map.of()).containsKey(s)) {
                     line(
                             "| "
@@ -1057,7 +1078,7 @@ public final class BenchMain {
                 if (broken.containsKey(s)) {
                     return broken.get(s).startsWith("does not start")
                             ? "n/a: does not start on this JDK"
-                            : "n/a: not measured";
+                            : brokenCell(s);
                 }
                 return s.equals("v8") ? "n/a: Node was not run" : "n/a";
             }

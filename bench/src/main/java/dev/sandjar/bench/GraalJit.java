@@ -102,7 +102,8 @@ public final class GraalJit {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.toString());
         cmd.addAll(flags);
-        cmd.addAll(jvmFlags(jars));
+        cmd.addAll(
+                jvmFlags(modulePath(jars.resolve("upgrade")), modulePath(jars.resolve("modules"))));
         cmd.add("-cp");
         cmd.add(Path.of("bench", "target", "classes").toAbsolutePath() + ":" + classPath);
         cmd.add(mainClass);
@@ -110,13 +111,16 @@ public final class GraalJit {
         return cmd;
     }
 
-    /** The flags that give a stock JDK 25 Truffle's optimizing runtime, jars from {@code jars}. */
-    static List<String> jvmFlags(Path jars) {
+    /**
+     * The flags that give a stock JDK 25 Truffle's optimizing runtime: {@code compiler} is the
+     * Graal compiler's jars, {@code graalJs} GraalJS's, each as a module path.
+     */
+    static List<String> jvmFlags(String compiler, String graalJs) {
         return List.of(
                 "-XX:+UnlockExperimentalVMOptions",
                 "-XX:+EnableJVMCI",
-                "--upgrade-module-path=" + modulePath(jars.resolve("upgrade")),
-                "--module-path=" + modulePath(jars.resolve("modules")),
+                "--upgrade-module-path=" + compiler,
+                "--module-path=" + graalJs,
                 "--add-modules=org.graalvm.polyglot",
                 // Truffle loads its native helpers and uses Unsafe: without these JDK 25 prints
                 // warnings on every start.
@@ -159,8 +163,10 @@ public final class GraalJit {
                         + " "
                         + System.getProperty("java.runtime.version"));
         String fib = Workloads.body("fib", 25);
-        try (GraalSystem off = GraalSystem.withoutCompilation();
-                GraalSystem jit = new GraalSystem(true)) {
+        // The column's engine first: when Truffle runs interpreted it fails with the reason (the
+        // engine without compilation would fail too, only on its unknown option).
+        try (GraalSystem jit = new GraalSystem(true);
+                GraalSystem off = GraalSystem.withoutCompilation()) {
             out.put("implementation", jit.implementation());
             List<Double> interpreted = run(off, fib, seconds, ms -> false);
             double offMs =

@@ -67,7 +67,11 @@ public final class GraalSystem implements JsSystem {
                         .build();
         if (jit && engine.getImplementationName().equals(INTERPRETED)) {
             engine.close();
-            String warning = log.toString(StandardCharsets.UTF_8).trim();
+            // The warning's first sentences name the cause; the rest is advice and links.
+            String warning = log.toString(StandardCharsets.UTF_8).trim().replaceAll("\\s+", " ");
+            if (warning.length() > 500) {
+                warning = warning.substring(0, 500) + "...";
+            }
             throw new IllegalStateException(
                     "Truffle runs interpreted, not with the Graal compiler"
                             + (warning.isEmpty() ? "" : ": " + warning));
