@@ -15,7 +15,10 @@
 # line's steady state is over 1.5x the library's (not in smoke mode) or the check could not run.
 #
 # BENCH_JAVA picks the java that runs the harness, every fork and every probe (default: the one
-# on PATH, or JAVA_HOME's); Maven builds with its own JDK (17 or 25 both work). BENCH_OUT
+# on PATH, or JAVA_HOME's), except the GraalJS (JIT) column's: GraalJS 25 with the Graal compiler
+# through JVMCI runs on BENCH_JIT_JAVA (default Temurin 25), its jars resolved into
+# bench/target/graaljs-jit by bench/graaljs-jit/pom.xml. Maven builds with its own JDK (17 or 25
+# both work). BENCH_OUT
 # overrides the report's path, e.g. for a second JDK's run:
 #   BENCH_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java BENCH_OUT=bench/results/latest-jdk25.md bench/run.sh quick
 # The raw numbers land in bench/target/bench-results/results.json; to remake a report from them:
@@ -37,6 +40,14 @@ java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 # Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2.
 mvn -B -q -ntp -pl bench -am package -DskipTests
 
+# GraalJS (JIT): its jars apart from the bench's class path (where GraalJS 23.1.8 is). When they
+# cannot be resolved the harness leaves the column empty and says why.
+jit_java="${BENCH_JIT_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}"
+rm -rf bench/target/graaljs-jit
+if ! mvn -B -q -ntp -f bench/graaljs-jit/pom.xml package; then
+  echo "warning: the GraalJS 25 jars could not be resolved; the GraalJS (JIT) column will be empty" >&2
+fi
+
 # The same quickjs-ng wasm on V8, through quickjs-emscripten: installed here, never committed.
 node_dir=bench/target/node
 node_modules=""
@@ -57,5 +68,7 @@ cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 # The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
 read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
 exec "$java" "${jit_flags[@]}" \
-  -Xss4m -Dsandjar.bench.node=bench/node -Dsandjar.bench.size="$size" -cp "$cp" \
+  -Xss4m -Dsandjar.bench.node=bench/node -Dsandjar.bench.size="$size" \
+  -Dsandjar.bench.graaljsJit.java="$jit_java" -Dsandjar.bench.graaljsJit.jars=bench/target/graaljs-jit \
+  -Dsandjar.bench.graaljsJit.classpath=bench/target/classpath-without-graaljs.txt -cp "$cp" \
   dev.sandjar.bench.BenchMain "$mode" "$out" bench/target/bench-results $node_modules

@@ -33,6 +33,7 @@ public final class BenchMain {
     static final List<String> FORK_FLAGS = concat(JIT_FLAGS, List.of("-Xss4m", "-Xms1g", "-Xmx4g"));
 
     private static final TypeReference<Map<String, Double>> NUMBERS = new TypeReference<>() {};
+    private static final TypeReference<Map<String, Object>> PROOF = new TypeReference<>() {};
 
     private final BenchMode mode;
     private final Path work;
@@ -64,6 +65,15 @@ public final class BenchMain {
     private String cliFailure;
 
     private String graalImplementation = "n/a";
+
+    /**
+     * The GraalJS (JIT) column's JVMs, or null when it cannot run here ({@link #broken} says why).
+     */
+    private GraalJit graalJit;
+
+    /** {@link GraalJit}'s proof: the runtime, its JDK and fib(25) with and without compiling. */
+    private final Map<String, Object> graalJitProof = new LinkedHashMap<>();
+
     private String loadBefore = "?";
     private String loadAfter = "?";
     private int cores = Runtime.getRuntime().availableProcessors();
@@ -123,6 +133,7 @@ public final class BenchMain {
         m.put("loadBefore", loadBefore);
         m.put("loadAfter", loadAfter);
         m.put("graalImplementation", graalImplementation);
+        m.put("graalJitProof", graalJitProof);
         m.put("notes", notes);
         m.put("tables", tables);
         m.put("unsupported", unsupported);
@@ -146,6 +157,7 @@ public final class BenchMain {
         b.loadBefore = (String) m.get("loadBefore");
         b.loadAfter = (String) m.get("loadAfter");
         b.graalImplementation = (String) m.get("graalImplementation");
+        b.graalJitProof.putAll((Map<String, Object>) m.getOrDefault("graalJitProof", Map.of()));
         b.notes.addAll((List<String>) m.get("notes"));
         ((Map<String, Map<String, Number>>) m.get("tables"))
                 .forEach((t, v) -> v.forEach((sys, x) -> b.put(t, sys, x.doubleValue())));
@@ -201,6 +213,7 @@ public final class BenchMain {
                 notes.add(LABEL.get(name) + " " + broken.get(name) + ".");
             }
         }
+        step("GraalJS (JIT): is the optimizing runtime on", this::graalJit);
         Path samples = work.resolve("setup-samples.csv");
         Files.deleteIfExists(samples);
         step("JMH: one JVM per system and fork", () -> forks(samples));
@@ -239,6 +252,7 @@ public final class BenchMain {
                 Files.deleteIfExists(file);
                 List<String> cmd =
                         javaCommand(
+                                s,
                                 List.of("-Dsandjar.bench.samples=" + samples.toAbsolutePath()),
                                 SystemFork.class.getName(),
                                 mode.name(),
@@ -403,21 +417,80 @@ public final class BenchMain {
     // -------------------------------------------------------------------------------------
     // Cold starts and memory, each in new processes
 
-    private List<String> javaCommand(String mainClass, String... args) {
-        return javaCommand(List.of(), mainClass, args);
+    private List<String> javaCommand(String system, String mainClass, String... args) {
+        return javaCommand(system, List.of(), mainClass, args);
     }
 
-    private List<String> javaCommand(List<String> jvmArgs, String mainClass, String... args) {
+    /**
+     * A new JVM for {@code system}: this JVM's java and class path with the fork flags, except for
+     * GraalJS (JIT), whose JVMs run on their own JDK with their own jars ({@link GraalJit}).
+     */
+    private List<String> javaCommand(
+            String system, List<String> jvmArgs, String mainClass, String... args) {
+        List<String> flags = new ArrayList<>(FORK_FLAGS);
+        flags.add("-Dsandjar.bench.size=" + (Workloads.tiny() ? "tiny" : "full"));
+        flags.addAll(jvmArgs);
+        if (system.equals(GraalJit.SYSTEM)) {
+            return graalJit.command(flags, mainClass, Arrays.asList(args));
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(FORK_FLAGS);
-        cmd.add("-Dsandjar.bench.size=" + (Workloads.tiny() ? "tiny" : "full"));
-        cmd.addAll(jvmArgs);
+        cmd.addAll(flags);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         return cmd;
+    }
+
+    /**
+     * Whether the GraalJS (JIT) column runs: its JVM setup exists, and {@link GraalJit}'s probe
+     * shows Truffle's optimizing runtime on and compiling fib(25) to at least {@link
+     * GraalJit#MIN_SPEEDUP} times its interpreter's speed. Otherwise the column is empty and says
+     * why.
+     */
+    private void graalJit() throws IOException, InterruptedException {
+        String why;
+        try {
+            graalJit = GraalJit.fromProperties();
+            List<String> cmd =
+                    javaCommand(
+                            GraalJit.SYSTEM, GraalJit.class.getName(), "" + mode.jitProofSeconds());
+            Path err = work.resolve("graaljs-jit-probe.err");
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectError(ProcessBuilder.Redirect.to(err.toFile()))
+                            .start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+            }
+            if (out.isBlank()) {
+                List<String> lines = Files.readAllLines(err);
+                why =
+                        "its JVM did not start ("
+                                + String.join(" ", lines.subList(0, Math.min(3, lines.size())))
+                                + "; command: "
+                                + String.join(" ", cmd)
+                                + ")";
+            } else {
+                // Its last line: the JSON (a JVM may print warnings first).
+                String json = out.strip().lines().reduce((a, b) -> b).orElseThrow();
+                graalJitProof.putAll(Json.MAPPER.readValue(json, PROOF));
+                graalJitProof.put("version", graalJit.version());
+                why = GraalJit.verdict(graalJitProof);
+            }
+        } catch (IllegalStateException e) {
+            why = e.getMessage();
+        }
+        if (why == null) {
+            systems.add(GraalJit.SYSTEM);
+        } else {
+            graalJit = null;
+            broken.put(GraalJit.SYSTEM, "not measured: " + why);
+            String note = LABEL.get(GraalJit.SYSTEM) + " " + broken.get(GraalJit.SYSTEM);
+            notes.add(note.endsWith(".") ? note : note + ".");
+        }
     }
 
     private static String runProcess(List<String> cmd) throws IOException, InterruptedException {
@@ -444,7 +517,7 @@ public final class BenchMain {
                                         "node",
                                         nodeScripts.resolve("cold.mjs").toString(),
                                         nodeModules.toString())
-                                : javaCommand(ColdStart.class.getName(), s);
+                                : javaCommand(s, ColdStart.class.getName(), s);
                 Instant t0 = Instant.now();
                 String out = runProcess(cmd);
                 String[] f = out.split(" ");
@@ -496,6 +569,7 @@ public final class BenchMain {
             String[] idle =
                     runProcess(
                                     javaCommand(
+                                            s,
                                             MemoryProbe.class.getName(),
                                             "idle",
                                             s,
@@ -510,6 +584,7 @@ public final class BenchMain {
                     twoLongs(
                             runProcess(
                                     javaCommand(
+                                            s,
                                             MemoryProbe.class.getName(),
                                             "busy",
                                             s,
@@ -639,7 +714,7 @@ public final class BenchMain {
                         + loadBefore
                         + "; at the end: "
                         + loadAfter);
-        r.line("- JDK: " + jdk);
+        r.line("- JDK: " + jdk + " (GraalJS (JIT)'s JVMs: their own, below)");
         r.line("- JVM flags of every fork and probe: `" + String.join(" ", FORK_FLAGS) + "`");
         r.line(
                 String.format(
@@ -688,10 +763,13 @@ public final class BenchMain {
                             d));
         }
         r.line(
-                "- Systems: Sandjar (QuickJS-ng 0.32.0 wasm, Chicory AOT); GraalJS 23.1.8"
+                "- Systems: Sandjar (QuickJS-ng 0.32.0 wasm, Chicory AOT); GraalJS (interpreted) ="
+                        + " GraalJS 23.1.8"
                         + " (polyglot API, shared Engine, fresh Context per run; Truffle runtime: "
                         + graalImplementation
-                        + "); Rhino 1.9.2 (interpreted, ES6, fresh Context and scope per run);"
+                        + "); "
+                        + graalJitSystem()
+                        + "; Rhino 1.9.2 (interpreted, ES6, fresh Context and scope per run);"
                         + " quickjs4j 0.1.0 (new Engine and Runner per run); V8 = the same"
                         + " quickjs-ng wasm in Node through quickjs-emscripten (fresh runtime and"
                         + " context per run)");
@@ -808,17 +886,58 @@ public final class BenchMain {
         return r.toString();
     }
 
+    /** The GraalJS (JIT) column in the report's list of systems, with its proof. */
+    private String graalJitSystem() {
+        Object version = graalJitProof.getOrDefault("version", "25");
+        String what =
+                "GraalJS (JIT) = GraalJS "
+                        + version
+                        + " with the Graal compiler jar through JVMCI, in JVMs of its own on "
+                        + graalJitProof.getOrDefault("jdk", "Temurin 25")
+                        + " (the same code as GraalJS 23.1.8; flags: the fork flags and `"
+                        + String.join(
+                                " ",
+                                GraalJit.jvmFlags(
+                                        "bench/target/graaljs-jit/upgrade/*.jar",
+                                        "bench/target/graaljs-jit/modules/*.jar"))
+                        + "`)";
+        Object on = graalJitProof.get("compiledMs");
+        Object off = graalJitProof.get("interpretedMs");
+        if (broken.containsKey(GraalJit.SYSTEM) || on == null || off == null) {
+            return what
+                    + (broken.containsKey(GraalJit.SYSTEM)
+                            ? ": not measured (below)"
+                            : ": not run");
+        }
+        return what
+                + String.format(
+                        Locale.ROOT,
+                        ": Truffle runtime %s; its start-up proof ran fib(25) in %s ms against %s"
+                                + " ms on the same engine with engine.Compilation=false (%.1fx)",
+                        graalJitProof.get("implementation"),
+                        fmt(((Number) on).doubleValue()),
+                        fmt(((Number) off).doubleValue()),
+                        ((Number) off).doubleValue() / ((Number) on).doubleValue());
+    }
+
     private record Column(String table, String title) {}
 
     private static final List<String> ALL =
-            List.of("sandjar", "graaljs", "rhino", "quickjs4j", "v8");
+            List.of("sandjar", "graaljs", GraalJit.SYSTEM, "rhino", "quickjs4j", "v8");
     private static final Map<String, String> LABEL =
             Map.of(
-                    "sandjar", "Sandjar",
-                    "graaljs", "GraalJS (interpreted)",
-                    "rhino", "Rhino (interpreted)",
-                    "quickjs4j", "quickjs4j",
-                    "v8", "same wasm on V8 (Node)");
+                    "sandjar",
+                    "Sandjar",
+                    "graaljs",
+                    "GraalJS (interpreted)",
+                    GraalJit.SYSTEM,
+                    "GraalJS (JIT)",
+                    "rhino",
+                    "Rhino (interpreted)",
+                    "quickjs4j",
+                    "quickjs4j",
+                    "v8",
+                    "same wasm on V8 (Node)");
 
     private final class Report {
         private final StringBuilder sb = new StringBuilder();
@@ -831,7 +950,7 @@ public final class BenchMain {
             Double v = tables.getOrDefault(table, Map.of()).get(system);
             if (v == null || v.isNaN()) {
                 if (broken.containsKey(system)) {
-                    return "n/a: " + broken.get(system);
+                    return brokenCell(system);
                 }
                 if (table.equals("bytes") && unsupported.containsKey(system)) {
                     return "n/a: " + unsupported.get(system);
@@ -839,6 +958,14 @@ public final class BenchMain {
                 return "n/a";
             }
             return fmt(v);
+        }
+
+        /** A cell of a system that did not run: why, or where the notes say why at length. */
+        private String brokenCell(String system) {
+            String why = broken.get(system);
+            return why.startsWith("not measured")
+                    ? "n/a: not measured (see the notes)"
+                    : "n/a: " + why;
         }
 
         private String ratio(String table, String system) {
@@ -909,7 +1036,7 @@ public final class BenchMain {
             line("|---|---:|---:|" + (byFork ? "---:|" : ""));
             for (String s : ALL) {
                 if (broken.containsKey(s)) {
-                    line("| " + LABEL.get(s) + " | n/a: " + broken.get(s) + " | |");
+                    line("| " + LABEL.get(s) + " | " + brokenCell(s) + " | |");
                 } else if (tables.getOrDefault(table, Map.of()).containsKey(s)) {
                     line(
                             "| "
@@ -949,7 +1076,9 @@ public final class BenchMain {
             Double v = tables.getOrDefault(table, Map.of()).get(s);
             if (v == null) {
                 if (broken.containsKey(s)) {
-                    return "n/a: does not start on this JDK";
+                    return broken.get(s).startsWith("does not start")
+                            ? "n/a: does not start on this JDK"
+                            : brokenCell(s);
                 }
                 return s.equals("v8") ? "n/a: Node was not run" : "n/a";
             }

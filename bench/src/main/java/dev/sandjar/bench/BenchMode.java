@@ -10,6 +10,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * system's benchmarks in process, each with a short warm-up of its own. {@link #cliSeconds} is how
  * long each side of the command line's speed check ({@link CliSpeed}) runs its fib(25) loop: long
  * enough for C2's code for the interpreter loop to arrive on a busy 2-core machine (10-45 s).
+ * {@link #jitProofSeconds} is how long each side of {@link GraalJit}'s proof runs fib(25).
  */
 record BenchMode(
         String name,
@@ -23,7 +24,8 @@ record BenchMode(
         int nodeWarmupMs,
         int nodeMeasureMs,
         int busySeconds,
-        int cliSeconds) {
+        int cliSeconds,
+        int jitProofSeconds) {
 
     static final BenchMode QUICK =
             new BenchMode(
@@ -38,7 +40,8 @@ record BenchMode(
                     500,
                     1_500,
                     2,
-                    60);
+                    60,
+                    15);
 
     static final BenchMode FULL =
             new BenchMode(
@@ -53,7 +56,8 @@ record BenchMode(
                     5_000,
                     10_000,
                     5,
-                    90);
+                    90,
+                    20);
 
     /**
      * Checks the harness end to end in a couple of minutes: tiny workloads, numbers meaningless.
@@ -71,7 +75,8 @@ record BenchMode(
                     100,
                     200,
                     1,
-                    10);
+                    10,
+                    5);
 
     static BenchMode of(String name) {
         return switch (name) {

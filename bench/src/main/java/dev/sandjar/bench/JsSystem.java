@@ -8,7 +8,10 @@ import java.util.Map;
  * visible to the next one. Implementations are thread-safe unless they say otherwise.
  */
 public interface JsSystem extends AutoCloseable {
-    /** The names {@link #create} accepts, in report order. */
+    /**
+     * The systems the bench's own JVM runs, in report order; {@link #create} also accepts {@link
+     * GraalJit#SYSTEM}, which runs only in JVMs that {@link GraalJit} starts.
+     */
     List<String> NAMES = List.of("sandjar", "graaljs", "rhino", "quickjs4j");
 
     String name();
@@ -39,7 +42,9 @@ public interface JsSystem extends AutoCloseable {
             case "sandjar":
                 return new SandjarSystem(threads);
             case "graaljs":
-                return new GraalSystem();
+                return new GraalSystem(false);
+            case GraalJit.SYSTEM:
+                return new GraalSystem(true);
             case "rhino":
                 return new RhinoSystem();
             case "quickjs4j":

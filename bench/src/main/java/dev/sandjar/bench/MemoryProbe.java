@@ -11,7 +11,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.graalvm.polyglot.Context;
-import org.graalvm.polyglot.Engine;
 import org.mozilla.javascript.ScriptableObject;
 
 /**
@@ -54,14 +53,11 @@ public final class MemoryProbe {
                 runConcurrently(k, () -> s.eval("let x = 0; for (let i = 0; i < 1e5; i++) x++;"));
                 held.add(s);
             }
-            case "graaljs" -> {
-                Engine engine =
-                        Engine.newBuilder("js")
-                                .option("engine.WarnInterpreterOnly", "false")
-                                .build();
-                held.add(engine);
+            case "graaljs", GraalJit.SYSTEM -> {
+                GraalSystem graal = new GraalSystem(system.equals(GraalJit.SYSTEM));
+                held.add(graal);
                 for (int i = 0; i < k; i++) {
-                    Context c = Context.newBuilder("js").engine(engine).build();
+                    Context c = graal.context();
                     c.eval("js", Workloads.asJsonScript(trivial));
                     held.add(c);
                 }

@@ -50,6 +50,11 @@ public final class Workloads {
         return n == null ? source : "const N = " + n + ";\n" + source;
     }
 
+    /** The function body of workload {@code name} at size {@code n}, whatever the property says. */
+    static String body(String name, int n) {
+        return "const N = " + n + ";\n" + source(name);
+    }
+
     private static String source(String name) {
         String path = "workloads/" + name + ".js";
         try (InputStream in = Workloads.class.getResourceAsStream(path)) {
