@@ -152,6 +152,20 @@ final class CatalogSnapshot {
         return guarded.containsKey(node.id());
     }
 
+    /**
+     * A snapshot of packs a remote catalog built from a server's pack list and the module graphs it
+     * fetched and verified. Nothing is trusted by search path: the shipped packs and the policy's
+     * trusted packs are trusted, and every other pack's files are served with the guard.
+     */
+    static CatalogSnapshot remote(
+            Sandbox sandbox,
+            HostModules hosts,
+            WasmBudgets budgets,
+            List<DiscoveredPack> packs,
+            TrustPolicy policy) {
+        return new CatalogSnapshot(sandbox, hosts, budgets, packs, Set.of(), policy, List.of());
+    }
+
     /** A search pass over {@code roots} (each a pack directory or a directory of packs). */
     static CatalogSnapshot discover(
             Sandbox sandbox,
@@ -366,7 +380,13 @@ final class CatalogSnapshot {
                             .orElse("its manifest is invalid");
             return "pack " + pkg + " was refused: " + first;
         }
-        List<String> offered = new ArrayList<>(p.entries.keySet());
+        // Sorted, so a remote catalog (which knows the specifiers, not the manifest's order)
+        // says the same.
+        List<String> offered =
+                p.entries.keySet().stream()
+                        .map(n -> PackManifest.specifier(pkg, n))
+                        .sorted()
+                        .toList();
         return "pack "
                 + pkg
                 + " has no public module '"
@@ -376,7 +396,6 @@ final class CatalogSnapshot {
                         ? " (files inside a pack cannot be imported)"
                         : "")
                 + "; it offers: "
-                + String.join(
-                        ", ", offered.stream().map(n -> PackManifest.specifier(pkg, n)).toList());
+                + String.join(", ", offered);
     }
 }
