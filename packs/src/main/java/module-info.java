@@ -1,6 +1,7 @@
 /**
  * Sandbox packs: manifests, discovery, the module catalog and its delivery, the enforcing loader,
- * host and WASM modules behind generated facades, and the shipped packs (docs/packs.md). {@code
+ * host and WASM modules behind generated facades, the shipped packs (docs/packs.md), and the remote
+ * catalog that resolves imports against a Sandjar server (docs/runners.md). {@code
  * dev.sandjar.packs} is the API; the host modules' implementations live in {@code
  * dev.sandjar.packs.internal.*}, exported to nobody.
  */
@@ -11,6 +12,8 @@ module dev.sandjar.packs {
     requires com.fasterxml.jackson.databind;
     requires java.logging;
     requires java.management;
+    // The remote catalog reads a Sandjar server with the JDK's HTTP client (its builder takes one).
+    requires transitive java.net.http;
     requires java.xml;
     requires org.apache.commons.csv;
     requires org.jsoup;

@@ -152,6 +152,20 @@ final class CatalogSnapshot {
         return guarded.containsKey(node.id());
     }
 
+    /**
+     * A snapshot of packs a remote catalog built from a server's pack list and the module graphs it
+     * fetched and verified. Nothing is trusted by search path: the shipped packs and the policy's
+     * trusted packs are trusted, and every other pack's files are served with the guard.
+     */
+    static CatalogSnapshot remote(
+            Sandbox sandbox,
+            HostModules hosts,
+            WasmBudgets budgets,
+            List<DiscoveredPack> packs,
+            TrustPolicy policy) {
+        return new CatalogSnapshot(sandbox, hosts, budgets, packs, Set.of(), policy, List.of());
+    }
+
     /** A search pass over {@code roots} (each a pack directory or a directory of packs). */
     static CatalogSnapshot discover(
             Sandbox sandbox,

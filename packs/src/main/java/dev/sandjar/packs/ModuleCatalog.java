@@ -66,6 +66,11 @@ public final class ModuleCatalog {
         snapshot = next;
     }
 
+    /** The current snapshot (a remote catalog reads host and WASM modules' host side from it). */
+    CatalogSnapshot snapshot() {
+        return snapshot;
+    }
+
     /** Every importable module, sorted by specifier. */
     public List<ModuleSummary> summaries() {
         return snapshot.summaries;
@@ -101,13 +106,19 @@ public final class ModuleCatalog {
      * that differs from the declaration's is a warning.
      */
     public CatalogResolution resolveForExecution(List<ModuleDeclaration> declarations) {
-        return resolve(snapshot, declarations, List.of());
+        return resolve(snapshot, declarations, List.of(), Map.of());
     }
 
-    private static CatalogResolution resolve(
+    /**
+     * {@code declarations} against {@code s}; {@code notes} start the warnings, and a specifier in
+     * {@code unavailable} is an error with that message even when {@code s} serves it (a remote
+     * module whose host side this process lacks).
+     */
+    static CatalogResolution resolve(
             CatalogSnapshot s,
             List<ModuleDeclaration> declarations,
-            List<CatalogResolution.Problem> notes) {
+            List<CatalogResolution.Problem> notes,
+            Map<String, String> unavailable) {
         Map<String, CatalogSnapshot.Served> declared = new LinkedHashMap<>();
         List<ModuleSummary> modules = new ArrayList<>();
         List<CatalogResolution.Problem> errors = new ArrayList<>();
@@ -117,6 +128,12 @@ public final class ModuleCatalog {
                 continue;
             }
             CatalogSnapshot.Served served = s.specifiers.get(d.specifier());
+            if (served != null && unavailable.containsKey(d.specifier())) {
+                errors.add(
+                        new CatalogResolution.Problem(
+                                d.specifier(), unavailable.get(d.specifier())));
+                continue;
+            }
             if (served == null) {
                 errors.add(new CatalogResolution.Problem(d.specifier(), s.explain(d.specifier())));
                 continue;
@@ -160,14 +177,25 @@ public final class ModuleCatalog {
      */
     public CatalogResolution resolveBody(String code) {
         CatalogSnapshot s = snapshot;
+        List<CatalogResolution.Problem> notes = new ArrayList<>();
+        List<ModuleDeclaration> declarations = bodyImports(sandbox, code, notes);
+        return resolve(s, declarations, notes, Map.of());
+    }
+
+    /**
+     * The static imports of {@code code}, read with the sandbox's parser, as declarations; each
+     * dynamic {@code import()} adds a warning to {@code notes}. Code that does not parse declares
+     * nothing (the run reports the syntax error).
+     */
+    static List<ModuleDeclaration> bodyImports(
+            Sandbox sandbox, String code, List<CatalogResolution.Problem> notes) {
         if (!code.contains("import")) {
-            return resolve(s, List.of(), List.of()); // no import can be in it: skip the parser
+            return List.of(); // no import can be in it: skip the parser
         }
         CodeAnalysis a = sandbox.analyze(code);
         if (a.syntaxError() != null) {
-            return resolve(s, List.of(), List.of());
+            return List.of();
         }
-        List<CatalogResolution.Problem> notes = new ArrayList<>();
         for (CodeAnalysis.Position p : a.dynamicImports()) {
             notes.add(
                     new CatalogResolution.Problem(
@@ -179,7 +207,7 @@ public final class ModuleCatalog {
                                     + ": dynamic import() is refused when the code runs; import"
                                     + " statically"));
         }
-        return resolve(s, a.specifiers().stream().map(ModuleDeclaration::of).toList(), notes);
+        return a.specifiers().stream().map(ModuleDeclaration::of).toList();
     }
 
     /**
@@ -219,7 +247,8 @@ public final class ModuleCatalog {
                 located.pack().graphDigests.get(n.id()),
                 n.sha256(),
                 List.copyOf(new java.util.LinkedHashSet<>(n.imports().values())),
-                n.hostId());
+                n.hostId(),
+                n.npm());
     }
 
     public static final class Builder {

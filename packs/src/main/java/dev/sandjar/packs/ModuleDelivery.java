@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param contentSha256 SHA-256 (hex) of {@code source} as delivered, in UTF-8
  * @param dependencyIds the graph ids of the modules it imports, in import order
  * @param hostModule the host module id a host facade calls, or null
+ * @param npm for a compiled npm bundle: the package, version, integrity and compiler descriptor it
+ *     was compiled from (part of its line in the graph digest), or null
  */
 public record ModuleDelivery(
         String moduleId,
@@ -30,7 +32,8 @@ public record ModuleDelivery(
         String graphDigest,
         String contentSha256,
         List<String> dependencyIds,
-        String hostModule) {
+        String hostModule,
+        String npm) {
     public static final String MEDIA_TYPE = "text/javascript; charset=utf-8";
 
     public ModuleDelivery {

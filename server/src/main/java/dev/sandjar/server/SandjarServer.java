@@ -767,6 +767,9 @@ public final class SandjarServer implements AutoCloseable {
         if (d.hostModule() != null) {
             ctx.header("X-Sandbox-Host-Module", d.hostModule());
         }
+        if (d.npm() != null) {
+            ctx.header("X-Sandbox-Npm", d.npm());
+        }
         String inm = ctx.header("If-None-Match");
         if (inm != null && ModuleIds.matches(inm, etag)) {
             metrics.delivery("not_modified");
