@@ -253,38 +253,69 @@ class Catalog {
     if (problems.length) return { problems };
     const roots = new Map();
     const files = new Map();
+    const entries = new Map();
     for (const s of new Set(specifiers)) {
       const key = s + " " + bySpecifier.get(s).graphDigest;
-      const kept = closures.get(key);
-      if (kept) {
-        roots.set(s, kept.root);
-        kept.files.forEach((f) => files.set(f.fileId, f));
+      let kept = closures.get(key);
+      if (!kept) {
+        kept = await this.fetchClosure(s, modules, bySpecifier);
+        if (!kept.problem) closures.set(key, kept);
+      }
+      if (kept.problem) {
+        problems.push("'" + s + "': " + kept.problem);
         continue;
       }
-      const own = new Map();
-      const root = await this.deliver(s, bySpecifier.get(s).graphDigest);
-      if (!root) {
-        problems.push("'" + s + "': no installed pack provides it; install the pack " + packageOf(s));
-        continue;
-      }
-      roots.set(s, root);
-      const queue = [root];
-      own.set(root.fileId, root);
-      while (queue.length) {
-        const m = queue.shift();
-        for (const dep of m.deps) {
-          if (own.has(dep)) continue;
-          const d = await this.deliver(dep, null);
-          if (!d) throw new ModuleFailure("'" + dep + "', which " + m.fileId + " imports, is not delivered");
-          own.set(dep, d);
-          queue.push(d);
-        }
-      }
-      own.forEach((f) => files.set(f.fileId, f));
-      closures.set(key, { root, files: [...own.values()] });
+      roots.set(s, kept.root);
+      kept.files.forEach((f) => files.set(f.fileId, f));
+      kept.entries.forEach((id, spec) => entries.set(spec, id));
     }
-    return problems.length ? { problems } : { roots, files };
+    return problems.length ? { problems } : { roots, files, entries };
   }
+
+  /**
+   * One root's closure: every file its dependency headers name, and the graph ids of its pack's
+   * public modules (a pack file may import one by its specifier). A generated facade in it is a
+   * problem: its other half runs on a JVM host, which a browser does not have.
+   */
+  async fetchClosure(s, modules, bySpecifier) {
+    const root = await this.deliver(s, bySpecifier.get(s).graphDigest);
+    if (!root) return { problem: "no installed pack provides it; install the pack " + packageOf(s) };
+    const own = new Map([[root.fileId, root]]);
+    const queue = [root];
+    while (queue.length) {
+      const m = queue.shift();
+      for (const dep of m.deps) {
+        if (own.has(dep)) continue;
+        const d = await this.deliver(dep, null);
+        if (!d) throw new ModuleFailure("'" + dep + "', which " + m.fileId + " imports, is not delivered");
+        own.set(dep, d);
+        queue.push(d);
+      }
+    }
+    for (const f of own.values()) {
+      const facade = facadeOf(f);
+      if (facade) {
+        return { problem: (f === root ? "it is " : "it imports " + facade.specifier + ", ") + facade.what + ", and the browser runner has no host side to run it" };
+      }
+    }
+    const entries = new Map();
+    const pack = packageOf(s);
+    if (own.size > 1) {
+      for (const m of modules) {
+        if (m.pack !== pack) continue;
+        const e = m.specifier === s ? root : await this.deliver(m.specifier, m.graphDigest);
+        if (e && own.has(e.fileId)) entries.set(m.specifier, e.fileId);
+      }
+    }
+    return { root, files: [...own.values()], entries };
+  }
+}
+
+/** A generated facade's specifier and what it fronts, or null for a file the guest runs itself. */
+function facadeOf(record) {
+  if (!record.fileId.endsWith("::facade")) return null;
+  const specifier = record.fileId.substring(0, record.fileId.length - "::facade".length);
+  return { specifier, what: record.host ? "a host module (" + record.host + ")" : "a WebAssembly module" };
 }
 
 class ModuleFailure extends Error {}
@@ -316,9 +347,10 @@ function sibling(fromFile, specifier) {
  * once the entry has linked (a dynamic import()).
  */
 class RunLoader {
-  constructor(roots, files) {
-    this.roots = roots || new Map();
-    this.files = files || new Map();
+  constructor(closure) {
+    this.roots = (closure && closure.roots) || new Map();
+    this.files = (closure && closure.files) || new Map();
+    this.entries = (closure && closure.entries) || new Map();
     this.linking = false;
     this.refused = new Map();
     this.count = 0;
@@ -335,16 +367,15 @@ class RunLoader {
     if (from) {
       const pack = from.fileId.substring(0, from.fileId.indexOf("::"));
       const file = from.fileId.substring(pack.length + 2);
-      if (from.host || !from.fileId.includes("::") || file === "facade" || file === "npm") {
+      if (facadeOf(from)) {
         throw new ModuleFailure("a generated facade imports nothing but its own bridge");
       }
       let target = null;
       if (specifier.startsWith("./") || specifier.startsWith("../")) {
         const path = sibling(file, specifier);
         target = path === null ? null : pack + "::" + path;
-      } else {
-        const root = this.roots.get(specifier);
-        target = root ? root.fileId : null;
+      } else if (packageOf(specifier) === pack) {
+        target = this.entries.get(specifier) || null;
       }
       if (target === null || !from.deps.includes(target) || !this.files.has(target)) {
         throw new ModuleFailure(pack + " " + file + " may import only its own pack's files and modules, read from its imports and re-exports when the pack was discovered");
@@ -354,9 +385,6 @@ class RunLoader {
     if (importer.includes("::")) throw new ModuleFailure("the importing module is not part of this run");
     const root = this.roots.get(specifier);
     if (!root) throw new ModuleFailure("no module is available under that name");
-    if (root.host) {
-      throw new ModuleFailure(specifier + " is a host module (" + root.host + "); the browser runner has no host side to run it");
-    }
     return root.fileId;
   }
 
@@ -376,8 +404,9 @@ class RunLoader {
     if (refused) return { error: refused };
     const m = this.files.get(name);
     if (!m) return { error: "cannot import '" + name + "': module " + name + " was not resolved" };
-    if (m.host || name.endsWith("::facade")) {
-      return { error: "cannot import '" + name + "': " + name + " is a generated facade; the browser runner has no host side to run it" };
+    const facade = facadeOf(m);
+    if (facade) {
+      return { error: "cannot import '" + facade.specifier + "': it is " + facade.what + ", and the browser runner has no host side to run it" };
     }
     return m.source;
   }
@@ -576,7 +605,7 @@ export async function run(code, options = {}) {
     if (closure.problems) {
       return failure(id, "IMPORT", "ImportError", closure.problems.join("; "), [], null);
     }
-    loader = new RunLoader(closure.roots, closure.files);
+    loader = new RunLoader(closure);
   }
   if (entry.syntaxError) {
     const s = entry.syntaxError;
