@@ -37,10 +37,7 @@ final class HeadlessRunner implements AutoCloseable {
         this.driver = driver;
     }
 
-    /**
-     * Opens {@code base}/runner/ with the token in the fragment (never sent to the server) and
-     * waits until the page's script has loaded.
-     */
+    /** Starts chromium with a fresh profile in {@code profile} and {@link #navigate}s. */
     static HeadlessRunner open(String base, String token, Path profile) {
         for (Path p : new Path[] {CHROMIUM, CHROMEDRIVER}) {
             if (!Files.isExecutable(p)) {
@@ -74,22 +71,32 @@ final class HeadlessRunner implements AutoCloseable {
         try {
             driver.manage().timeouts().scriptTimeout(SCRIPT_TIMEOUT);
             driver.manage().timeouts().pageLoadTimeout(SCRIPT_TIMEOUT);
-            driver.get(base + "/runner/" + (token == null ? "" : "#token=" + token));
-            long deadline = System.nanoTime() + SCRIPT_TIMEOUT.toNanos();
-            while (!"true".equals(runner.script("return document.body.dataset.ready || ''"))) {
-                if (System.nanoTime() > deadline) {
-                    fail("the runner page did not load its script: " + driver.getPageSource());
-                }
-                Thread.sleep(50);
-            }
-        } catch (RuntimeException | InterruptedException | Error e) {
+            runner.navigate(base, token);
+        } catch (RuntimeException | Error e) {
             runner.close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+            throw e;
         }
         return runner;
+    }
+
+    /**
+     * Loads {@code base}/runner/ with the token in the fragment (never sent to the server) and
+     * waits until the page's script has loaded.
+     */
+    void navigate(String base, String token) {
+        driver.get(base + "/runner/" + (token == null ? "" : "#token=" + token));
+        long deadline = System.nanoTime() + SCRIPT_TIMEOUT.toNanos();
+        while (!"true".equals(script("return document.body.dataset.ready || ''"))) {
+            if (System.nanoTime() > deadline) {
+                fail("the runner page did not load its script: " + driver.getPageSource());
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     WebDriver driver() {
