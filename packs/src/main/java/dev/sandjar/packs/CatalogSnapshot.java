@@ -380,7 +380,13 @@ final class CatalogSnapshot {
                             .orElse("its manifest is invalid");
             return "pack " + pkg + " was refused: " + first;
         }
-        List<String> offered = new ArrayList<>(p.entries.keySet());
+        // Sorted, so a remote catalog (which knows the specifiers, not the manifest's order)
+        // says the same.
+        List<String> offered =
+                p.entries.keySet().stream()
+                        .map(n -> PackManifest.specifier(pkg, n))
+                        .sorted()
+                        .toList();
         return "pack "
                 + pkg
                 + " has no public module '"
@@ -390,7 +396,6 @@ final class CatalogSnapshot {
                         ? " (files inside a pack cannot be imported)"
                         : "")
                 + "; it offers: "
-                + String.join(
-                        ", ", offered.stream().map(n -> PackManifest.specifier(pkg, n)).toList());
+                + String.join(", ", offered);
     }
 }

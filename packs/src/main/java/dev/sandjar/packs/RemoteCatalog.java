@@ -80,6 +80,8 @@ public final class RemoteCatalog {
     private final TrustPolicy trust;
     private final Map<String, Graph> graphs = new ConcurrentHashMap<>();
     private final Map<String, CatalogSnapshot> snapshots = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong generations =
+            new java.util.concurrent.atomic.AtomicLong();
     private volatile Listing listing;
 
     private RemoteCatalog(Builder b) {
@@ -182,6 +184,7 @@ public final class RemoteCatalog {
 
     /** The server's pack list, checked field by field. */
     private record Listing(
+            long generation,
             Map<String, ModuleSummary> bySpecifier,
             List<ModuleSummary> summaries,
             List<Diagnostic> diagnostics,
@@ -257,6 +260,7 @@ public final class RemoteCatalog {
             }
         }
         return new Listing(
+                generations.incrementAndGet(),
                 Collections.unmodifiableMap(bySpecifier),
                 List.copyOf(bySpecifier.values()),
                 List.copyOf(diagnostics),
@@ -513,7 +517,8 @@ public final class RemoteCatalog {
         }
         Map<String, String> digests = new LinkedHashMap<>();
         if (unavailable == null) {
-            for (RemoteServer.Delivered d : delivered) {
+            // Dependencies first, so a changed file is named rather than the modules above it.
+            for (RemoteServer.Delivered d : reversed(delivered)) {
                 String actual = PackDiscovery.graphDigest(nodes, d.graphId());
                 if (!actual.equals(d.graphDigest())) {
                     throw bad(
@@ -531,6 +536,12 @@ public final class RemoteCatalog {
                 Collections.unmodifiableMap(digests),
                 entry.graphId(),
                 unavailable);
+    }
+
+    private static <T> List<T> reversed(List<T> list) {
+        List<T> out = new ArrayList<>(list);
+        Collections.reverse(out);
+        return out;
     }
 
     /**
@@ -605,7 +616,7 @@ public final class RemoteCatalog {
      * nodes of the graphs fetched for this resolution.
      */
     private CatalogSnapshot snapshot(Listing l, Map<String, Graph> needed) {
-        StringBuilder key = new StringBuilder(Integer.toHexString(System.identityHashCode(l)));
+        StringBuilder key = new StringBuilder(Long.toString(l.generation));
         needed.forEach((spec, g) -> key.append(' ').append(spec).append('=').append(g.entryId));
         needed.values().forEach(g -> key.append(' ').append(g.digests.get(g.entryId)));
         CatalogSnapshot cached = snapshots.get(key.toString());

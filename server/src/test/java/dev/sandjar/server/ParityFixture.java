@@ -1,5 +1,9 @@
 package dev.sandjar.server;
 
+import dev.sandjar.host.Operation;
+import dev.sandjar.host.Param;
+import dev.sandjar.packs.HostModule;
+import dev.sandjar.packs.HostModules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -8,13 +12,41 @@ import java.nio.file.Path;
 
 /**
  * The packs the parity table's bodies import, written into a directory at test time (nothing binary
- * is committed): {@code @parity/geo}, an untrusted pack with a root module, an internal file and a
- * scalar WebAssembly module whose bytes are spelled out below.
+ * is committed), and the host module one of them declares. Sandjar's shipped packs are left out:
+ * the table must not move when a shipped library does, and discovering them would cost each runner
+ * most of its start.
+ *
+ * <ul>
+ *   <li>{@code @parity/geo}: untrusted; a root module, an internal file, and a scalar WebAssembly
+ *       module whose bytes are spelled out below;
+ *   <li>{@code @parity/text}: trusted by every runner ({@link #TRUSTED}); one guest module;
+ *   <li>{@code @parity/shout}: a host module, {@code shout(text)} upper-cases its text.
+ * </ul>
  */
 final class ParityFixture {
     private ParityFixture() {}
 
-    static final String PACK = "@parity/geo";
+    /** The pack every runner trusts. */
+    static final String TRUSTED = "@parity/text";
+
+    /** The built-in host modules and {@code shout}, pinned to {@code @parity/shout}. */
+    static final HostModules HOST_MODULES =
+            HostModules.builder()
+                    .addBuiltIns()
+                    .add(
+                            HostModule.builder("shout", "@parity/shout")
+                                    .export(
+                                            Operation.builder("shout")
+                                                    .param(Param.string("text"))
+                                                    .handler(
+                                                            call ->
+                                                                    call.string(0)
+                                                                            .toUpperCase(
+                                                                                    java.util.Locale
+                                                                                            .ROOT))
+                                                    .build())
+                                    .build())
+                    .build();
 
     /**
      * {@code (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1
@@ -105,6 +137,61 @@ final class ParityFixture {
                     """);
             write(geo.resolve("util.js"), "export function double(x) { return x * 2; }\n");
             Files.write(geo.resolve("math.wasm"), addWasm());
+            Path text = root.resolve("@parity").resolve("text");
+            Files.createDirectories(text);
+            write(
+                    text.resolve("package.json"),
+                    """
+                    {
+                      "name": "@parity/text",
+                      "version": "1.0.0",
+                      "sandjar": {
+                        "apiVersion": 1,
+                        "sandboxModules": [
+                          { "name": ".", "kind": "js", "file": "text.js" },
+                          { "name": "case", "kind": "js", "file": "case.js" }
+                        ],
+                        "internal": ["words.js"]
+                      }
+                    }
+                    """);
+            write(
+                    text.resolve("text.js"),
+                    """
+                    import { words } from "./words.js";
+                    export function title(s) {
+                      return s.split(" ").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ");
+                    }
+                    export function seesFetch() { return typeof fetch; }
+                    export function count(s) { return words(s).length; }
+                    export function fail(why) { throw new RangeError(why); }
+                    """);
+            // A second module sharing the internal file and importing the first by its specifier.
+            write(
+                    text.resolve("case.js"),
+                    """
+                    import { title } from "@parity/text";
+                    import { words } from "./words.js";
+                    export function kebab(s) { return words(s).join("-").toLowerCase(); }
+                    export function shouting(s) { return title(s).toUpperCase(); }
+                    """);
+            write(
+                    text.resolve("words.js"),
+                    "export function words(s) { return s.split(/\\s+/).filter(Boolean); }\n");
+            Path shout = root.resolve("@parity").resolve("shout");
+            Files.createDirectories(shout);
+            write(
+                    shout.resolve("package.json"),
+                    """
+                    {
+                      "name": "@parity/shout",
+                      "version": "1.0.0",
+                      "sandjar": {
+                        "apiVersion": 1,
+                        "sandboxModules": [{ "name": ".", "kind": "host", "host": "shout" }]
+                      }
+                    }
+                    """);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -65,8 +65,10 @@ import org.junit.jupiter.api.io.TempDir;
  * why}, joined by {@code "; "}. Every run gets a {@code fetch} global (a stand-in here, the real
  * one in a browser), so a row can show an untrusted pack does not see it.
  *
- * <p>The packs the bodies import: Sandjar's shipped packs, and {@code @parity/geo} ({@link
- * ParityFixture}), which the server and the local catalog serve as an untrusted pack.
+ * <p>The packs the bodies import are {@link ParityFixture}'s: {@code @parity/geo} (untrusted, with
+ * an internal file and a WebAssembly module), {@code @parity/text} (trusted) and {@code
+ * @parity/shout} (a host module). Every runner serves them alike; Sandjar's shipped packs are not
+ * part of the table.
  */
 class ParityTest {
     @RegisterExtension
@@ -112,22 +114,37 @@ class ParityTest {
     static void start(Sandbox shared) {
         local = shared;
         Path packs = ParityFixture.writePacks(dir.resolve("packs"));
-        localCatalog = ModuleCatalog.builder(local).searchPath(packs).build();
+        localCatalog =
+                ModuleCatalog.builder(local)
+                        .shippedPacks(false)
+                        .hostModules(ParityFixture.HOST_MODULES)
+                        .trust(ParityFixture.TRUSTED)
+                        .searchPath(packs)
+                        .build();
+        assertEquals(List.of(), localCatalog.diagnostics());
+        // The server serves the local column's catalog (the same packs, discovered once), from a
+        // sandbox of its own.
         server =
                 ServerHarness.start(
                         SandjarServer.builder()
                                 .pool(1)
-                                .packs(packs)
+                                .catalog(localCatalog)
                                 .tokens(ServerHarness.ci(TOKEN)));
         replica = Sandbox.builder().poolSize(1).build();
         // The replica holds the WebAssembly pack for its host side only; every module's code
         // comes from the server.
-        ModuleCatalog hostSide = ModuleCatalog.builder(replica).searchPath(packs).build();
+        ModuleCatalog hostSide =
+                ModuleCatalog.builder(replica)
+                        .shippedPacks(false)
+                        .hostModules(ParityFixture.HOST_MODULES)
+                        .searchPath(packs)
+                        .build();
         remote =
                 RemoteCatalog.builder(replica, URI.create(server.base))
                         .withToken(TOKEN)
                         .withHttpClient(HTTP)
                         .withLocalCatalog(hostSide)
+                        .trust(ParityFixture.TRUSTED)
                         .withCacheDirectory(dir.resolve("cache"))
                         .build();
     }

@@ -120,6 +120,22 @@ class ServerDeliveryTest {
     }
 
     @Test
+    void aCompiledNpmBundleNamesWhatItWasCompiledFrom() {
+        // Its line in the graph digest names them, so a client can only recompute the digest
+        // (RemoteCatalog does) if the delivery says what they are.
+        HttpResponse<String> yaml = h.get("/api/sandbox-modules/@sandjar/yaml", CI);
+        assertEquals(200, yaml.statusCode(), yaml.body());
+        String npm = yaml.headers().firstValue("X-Sandbox-Npm").orElseThrow();
+        assertTrue(
+                npm.startsWith("js-yaml@")
+                        && npm.contains(" integrity:sha512-")
+                        && npm.contains(" compiler:"),
+                npm);
+        HttpResponse<String> authored = h.get("/api/sandbox-modules/" + COLLECTIONS, CI);
+        assertTrue(authored.headers().firstValue("X-Sandbox-Npm").isEmpty());
+    }
+
+    @Test
     void ifNoneMatchWithTheEtagIs304() {
         HttpResponse<String> first = h.get("/api/sandbox-modules/" + COLLECTIONS, CI);
         String etag = first.headers().firstValue("ETag").orElseThrow();
