@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sandjar.host.Sandbox;
+import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.server.ParityTest.Case;
 import dev.sandjar.server.ParityTest.Outcome;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -82,17 +85,30 @@ class BrowserParityTest {
 
     @TempDir static Path dir;
 
+    private static Sandbox sandbox;
     private static ServerHarness server;
     private static HeadlessRunner browser;
 
+    /**
+     * A server with the table's packs, catalogued as {@link ParityTest}'s local column has them.
+     */
     @BeforeAll
     static void start() {
         Path packs = ParityFixture.writePacks(dir.resolve("packs"));
+        sandbox = Sandbox.builder().poolSize(1).build();
+        ModuleCatalog catalog =
+                ModuleCatalog.builder(sandbox)
+                        .shippedPacks(false)
+                        .hostModules(ParityFixture.HOST_MODULES)
+                        .trust(ParityFixture.TRUSTED)
+                        .searchPath(packs)
+                        .build();
+        assertEquals(List.of(), catalog.diagnostics());
         server =
                 ServerHarness.start(
                         SandjarServer.builder()
-                                .pool(1)
-                                .packs(packs)
+                                .sandbox(sandbox)
+                                .catalog(catalog)
                                 .tokens(ServerHarness.ci(TOKEN)));
         browser = HeadlessRunner.open(server.base, TOKEN, dir.resolve("chromium"));
     }
@@ -104,6 +120,9 @@ class BrowserParityTest {
         }
         if (server != null) {
             server.close();
+        }
+        if (sandbox != null) {
+            sandbox.close();
         }
     }
 
