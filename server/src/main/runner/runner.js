@@ -662,7 +662,7 @@ export async function run(code, options = {}) {
     for (const level of ["log", "info", "warn", "error", "debug"]) {
       const fn = context.newFunction(level, (...args) => {
         const text = args.map((a) => (context.typeof(a) === "string" ? context.getString(a) : JSON.stringify(context.dump(a)))).join(" ");
-        logs.push({ level: level === "log" ? "info" : level, message: text });
+        logs.push({ level, message: text, timestamp: new Date().toISOString(), source: "guest" });
       });
       context.setProp(console, level, fn);
       fn.dispose();

@@ -329,6 +329,7 @@ class BrowserRunnerTest {
                 "the page shows its result", () -> result.getAttribute("class").equals("ok"));
         assertTrue(result.getText().contains("\"avocado\""), result.getText());
         assertTrue(result.getText().contains("grouping"), result.getText());
+        assertTrue(result.getText().contains("\"source\": \"guest\""), result.getText());
         Path last = SCREENSHOTS.resolve("runner-last.png");
         browser.screenshot(last);
         byte[] png = Files.readAllBytes(last);
