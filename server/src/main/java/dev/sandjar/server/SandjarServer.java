@@ -100,6 +100,8 @@ public final class SandjarServer implements AutoCloseable {
 
     private final ServerSessions sessions;
 
+    private final RunnerPage runnerPage = new RunnerPage();
+
     /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
     private final AtomicInteger answering = new AtomicInteger();
 
@@ -261,6 +263,8 @@ public final class SandjarServer implements AutoCloseable {
         c.routes.delete("/api/sessions/{id}", guarded(this::closeSession));
         c.routes.get("/api/packs", guarded(this::packs));
         c.routes.get("/api/sandbox-modules/<id>", guarded(this::module));
+        c.routes.get("/runner/", guarded(runnerPage::index));
+        c.routes.get("/runner/{file}", guarded(runnerPage::asset));
         startWarmUp();
     }
 

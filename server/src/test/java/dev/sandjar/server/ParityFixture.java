@@ -147,18 +147,37 @@ final class ParityFixture {
                       "version": "1.0.0",
                       "sandjar": {
                         "apiVersion": 1,
-                        "sandboxModules": [{ "name": ".", "kind": "js", "file": "text.js" }]
+                        "sandboxModules": [
+                          { "name": ".", "kind": "js", "file": "text.js" },
+                          { "name": "case", "kind": "js", "file": "case.js" }
+                        ],
+                        "internal": ["words.js"]
                       }
                     }
                     """);
             write(
                     text.resolve("text.js"),
                     """
+                    import { words } from "./words.js";
                     export function title(s) {
                       return s.split(" ").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ");
                     }
                     export function seesFetch() { return typeof fetch; }
+                    export function count(s) { return words(s).length; }
+                    export function fail(why) { throw new RangeError(why); }
                     """);
+            // A second module sharing the internal file and importing the first by its specifier.
+            write(
+                    text.resolve("case.js"),
+                    """
+                    import { title } from "@parity/text";
+                    import { words } from "./words.js";
+                    export function kebab(s) { return words(s).join("-").toLowerCase(); }
+                    export function shouting(s) { return title(s).toUpperCase(); }
+                    """);
+            write(
+                    text.resolve("words.js"),
+                    "export function words(s) { return s.split(/\\s+/).filter(Boolean); }\n");
             Path shout = root.resolve("@parity").resolve("shout");
             Files.createDirectories(shout);
             write(
