@@ -13,6 +13,7 @@ module dev.sandjar.bridges {
     requires java.desktop; // ImageIO and Java2D for image and canvas
 
     exports dev.sandjar.bridges;
+    exports dev.sandjar.bridges.canvas;
     exports dev.sandjar.bridges.console;
     exports dev.sandjar.bridges.crypto;
     exports dev.sandjar.bridges.fetch;

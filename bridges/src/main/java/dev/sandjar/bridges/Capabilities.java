@@ -1,5 +1,6 @@
 package dev.sandjar.bridges;
 
+import dev.sandjar.bridges.canvas.Canvas;
 import dev.sandjar.bridges.console.Console;
 import dev.sandjar.bridges.crypto.Crypto;
 import dev.sandjar.bridges.fetch.Fetch;
@@ -24,10 +25,10 @@ import java.util.Set;
 
 /**
  * The standard capabilities for a run, assembled: {@code console}, {@code sleep}, {@code crypto},
- * {@code format}, {@code progress}, the guest {@code helpers}, {@code media} and {@code image} are
- * on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted.
- * Media refs read workspace paths only with the workspace granted and {@code https:} URLs only with
- * fetch.
+ * {@code format}, {@code progress}, the guest {@code helpers}, {@code media}, {@code image} and
+ * {@code canvas} are on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are
+ * off unless granted. Media refs read workspace paths only with the workspace granted and {@code
+ * https:} URLs only with fetch.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -139,6 +140,7 @@ public final class Capabilities {
                             .build();
             add(out, "media", media.bridge());
             add(out, "image", Images.bridge(media));
+            add(out, "canvas", Canvas.bridge(media));
             for (Bridge guarded :
                     new Bridge[] {
                         fetch == null ? null : fetch.bridge(),
