@@ -320,7 +320,10 @@ public final class ActionManifest {
                                 "createCanvas",
                                 "createCanvas(w, h).getContext('2d'): Canvas 2D; await"
                                         + " surface.toBytes('image/png') or toImage()"),
-                        new Global("canvas", "canvas.measureText(text, font)")));
+                        new Global("canvas", "canvas.measureText(text, font)"),
+                        new Global(
+                                "ImageData",
+                                "new ImageData(width, height): pixels for putImageData")));
         m.put(
                 "fetch",
                 List.of(new Global("fetch", "await fetch(url, init): the network, by policy")));
