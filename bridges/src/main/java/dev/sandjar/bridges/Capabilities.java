@@ -51,7 +51,8 @@ public final class Capabilities {
                     "progress",
                     "helpers",
                     "media",
-                    "image");
+                    "image",
+                    "canvas");
 
     private Capabilities() {}
 
