@@ -13,13 +13,16 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line's output contract, through the real sandbox. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@ExtendWith(EngineLeakCheck.class)
 class SandjarCliTest {
+    // The chart example draws with Java2D, which starts one process-wide daemon on first use.
+    @RegisterExtension
+    static final EngineLeakCheck LEAKS = EngineLeakCheck.create().ignoring("Java2D Disposer");
+
     @TempDir Path dir;
 
     private record Run(int code, String out, String err) {}
@@ -144,6 +147,29 @@ class SandjarCliTest {
                 "{\"greeting\":\"Hello, Sandjar!\",\"stack\":\"QuickJS-ng -> WebAssembly -> Chicory"
                         + " -> JVM\",\"fib20\":6765}",
                 r.out());
+    }
+
+    @Test
+    void theChartExampleDrawsAPngIntoTheWorkspace() throws IOException {
+        Path ws = Files.createDirectory(dir.resolve("charts"));
+        Run r =
+                runArgs(
+                        "run",
+                        Path.of("..", "examples", "chart.js").toString(),
+                        "--workspace",
+                        ws.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(
+                "{\"file\":\"chart.png\",\"width\":400,\"height\":240,\"format\":\"png\"}",
+                r.out());
+        java.awt.image.BufferedImage png =
+                javax.imageio.ImageIO.read(ws.resolve("chart.png").toFile());
+        assertEquals(400, png.getWidth());
+        // The white background, and a bar's blue below its top.
+        assertEquals(0xFFFFFFFF, png.getRGB(5, 5));
+        assertTrue((png.getRGB(40 + 34 * 3 + 34, 200) & 0xFF) > 0x70, "a blue bar");
+        Run withheld = run("return typeof createCanvas;", "--withhold", "canvas,image,media");
+        assertEquals("\"undefined\"", withheld.out(), withheld.err());
     }
 
     @Test
