@@ -9,8 +9,10 @@ module dev.sandjar.bridges {
     requires com.ibm.icu; // an automatic module: ICU4J ships only an Automatic-Module-Name
     requires java.net.http;
     requires java.logging;
+    requires java.desktop; // javax.sound.sampled for audio
 
     exports dev.sandjar.bridges;
+    exports dev.sandjar.bridges.audio;
     exports dev.sandjar.bridges.console;
     exports dev.sandjar.bridges.crypto;
     exports dev.sandjar.bridges.fetch;
