@@ -22,5 +22,6 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.progress;
     exports dev.sandjar.bridges.secrets;
     exports dev.sandjar.bridges.time;
+    exports dev.sandjar.bridges.video;
     exports dev.sandjar.bridges.workspace;
 }
