@@ -9,6 +9,7 @@ module dev.sandjar.bridges {
     requires com.ibm.icu; // an automatic module: ICU4J ships only an Automatic-Module-Name
     requires java.net.http;
     requires java.logging;
+    requires java.management;
     requires java.desktop; // javax.sound.sampled for audio
 
     exports dev.sandjar.bridges;
@@ -18,6 +19,7 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.fetch;
     exports dev.sandjar.bridges.format;
     exports dev.sandjar.bridges.helpers;
+    exports dev.sandjar.bridges.media;
     exports dev.sandjar.bridges.node;
     exports dev.sandjar.bridges.progress;
     exports dev.sandjar.bridges.secrets;

@@ -5,6 +5,8 @@ import dev.sandjar.bridges.crypto.Crypto;
 import dev.sandjar.bridges.fetch.Fetch;
 import dev.sandjar.bridges.format.Format;
 import dev.sandjar.bridges.helpers.GuestHelpers;
+import dev.sandjar.bridges.media.Media;
+import dev.sandjar.bridges.media.MediaLimits;
 import dev.sandjar.bridges.progress.Progress;
 import dev.sandjar.bridges.progress.ProgressListener;
 import dev.sandjar.bridges.secrets.SecretStore;
@@ -21,8 +23,9 @@ import java.util.Set;
 
 /**
  * The standard capabilities for a run, assembled: {@code console}, {@code sleep}, {@code crypto},
- * {@code format}, {@code progress} and the guest {@code helpers} are on unless withheld; {@code
- * fetch}, {@code workspace} and {@code secrets} are off unless granted.
+ * {@code format}, {@code progress}, the guest {@code helpers} and {@code media} are on unless
+ * withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted. Media refs
+ * read workspace paths only with the workspace granted and {@code https:} URLs only with fetch.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -37,7 +40,7 @@ import java.util.Set;
 public final class Capabilities {
     /** The capabilities on unless withheld, by name. */
     public static final List<String> DEFAULTS =
-            List.of("console", "sleep", "crypto", "format", "progress", "helpers");
+            List.of("console", "sleep", "crypto", "format", "progress", "helpers", "media");
 
     private Capabilities() {}
 
@@ -53,9 +56,10 @@ public final class Capabilities {
     public static final class Builder {
         private final Set<String> withheld = new LinkedHashSet<>();
         private ProgressListener progress = report -> {};
-        private Bridge fetch;
-        private Bridge workspace;
+        private Fetch fetch;
+        private WorkspaceBridge workspace;
         private Bridge secrets;
+        private MediaLimits mediaLimits = MediaLimits.defaults();
 
         private Builder() {}
 
@@ -81,12 +85,18 @@ public final class Capabilities {
         }
 
         public Builder fetch(Fetch fetch) {
-            this.fetch = fetch.bridge();
+            this.fetch = Objects.requireNonNull(fetch, "fetch");
             return this;
         }
 
         public Builder workspace(WorkspaceBridge workspace) {
-            this.workspace = workspace.bridge();
+            this.workspace = Objects.requireNonNull(workspace, "workspace");
+            return this;
+        }
+
+        /** The caps of media, image and canvas (default {@link MediaLimits#defaults()}). */
+        public Builder mediaLimits(MediaLimits limits) {
+            this.mediaLimits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
@@ -110,7 +120,20 @@ public final class Capabilities {
             add(out, "format", Format.bridge());
             add(out, "progress", Progress.bridge(progress));
             add(out, "helpers", GuestHelpers.bridge());
-            for (Bridge guarded : new Bridge[] {fetch, workspace, secrets}) {
+            // Media refs read the workspace and the network only through the granted bridges.
+            Media media =
+                    Media.builder()
+                            .withLimits(mediaLimits)
+                            .withWorkspace(workspace)
+                            .withFetch(fetch)
+                            .build();
+            add(out, "media", media.bridge());
+            for (Bridge guarded :
+                    new Bridge[] {
+                        fetch == null ? null : fetch.bridge(),
+                        workspace == null ? null : workspace.bridge(),
+                        secrets
+                    }) {
                 if (guarded != null) {
                     out.add(guarded);
                 }

@@ -7,6 +7,7 @@ import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
+import dev.sandjar.host.RunSession;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -107,14 +108,7 @@ public final class Fetch implements AutoCloseable {
     private Object request(OperationCall call) {
         RunCounts counts = call.session().state(this, RunCounts::new);
         if (counts.refused.get() >= MAX_REFUSED) {
-            throw new BridgeException(
-                    "FetchError",
-                    "LIMIT",
-                    "fetch: this run had "
-                            + MAX_REFUSED
-                            + " requests refused before they were sent; the limit is "
-                            + MAX_REFUSED
-                            + " per run");
+            throw refusedLimit();
         }
         FetchRequest request;
         try {
@@ -126,6 +120,46 @@ public final class Fetch implements AutoCloseable {
             counts.refused.incrementAndGet();
             throw e;
         }
+        CompletableFuture<FetchResponse> exchange = start(counts, request);
+        CompletableFuture<Object> result = exchange.thenApply(Fetch::toGuest);
+        // Cancelling the guest's promise (the run ended) aborts the exchange.
+        result.whenComplete(
+                (v, err) -> {
+                    if (result.isCancelled()) {
+                        exchange.cancel(true);
+                    }
+                });
+        return result;
+    }
+
+    /**
+     * A request made by the host for another bridge of the same run (a media ref's {@code https:}
+     * URL): counted against the run's requests and refusals like the guest's own, under the same
+     * SSRF guard, body cap and timeout. The stage fails with a {@link BridgeException} ({@code
+     * FetchError}) as the guest's call would.
+     */
+    public CompletableFuture<FetchResponse> fetch(RunSession session, FetchRequest request) {
+        RunCounts counts = session.state(this, RunCounts::new);
+        if (counts.refused.get() >= MAX_REFUSED) {
+            throw refusedLimit();
+        }
+        CompletableFuture<FetchResponse> exchange = start(counts, request);
+        session.onEnd(() -> exchange.cancel(true));
+        return exchange;
+    }
+
+    private static BridgeException refusedLimit() {
+        return new BridgeException(
+                "FetchError",
+                "LIMIT",
+                "fetch: this run had "
+                        + MAX_REFUSED
+                        + " requests refused before they were sent; the limit is "
+                        + MAX_REFUSED
+                        + " per run");
+    }
+
+    private CompletableFuture<FetchResponse> start(RunCounts counts, FetchRequest request) {
         int n = counts.started.incrementAndGet();
         if (n > maxCalls) {
             counts.started.decrementAndGet();
@@ -140,7 +174,7 @@ public final class Fetch implements AutoCloseable {
         }
         FetchCall started = executor.start(request);
         CompletableFuture<FetchResponse> response = started.result;
-        CompletableFuture<Object> result =
+        CompletableFuture<FetchResponse> result =
                 response.handle(
                         (r, err) -> {
                             if (err != null) {
@@ -160,9 +194,9 @@ public final class Fetch implements AutoCloseable {
                                         ? re
                                         : new CompletionException(cause);
                             }
-                            return toGuest(r);
+                            return r;
                         });
-        // Cancelling the guest's promise (the run ended) aborts the exchange.
+        // Cancelling the stage aborts the exchange.
         result.whenComplete(
                 (v, err) -> {
                     if (result.isCancelled()) {

@@ -140,6 +140,17 @@ public final class WorkspaceBridge {
         return bridge;
     }
 
+    /**
+     * A file's bytes, read for another bridge of the same run (media refs) through this run's
+     * workspace: the same containment, per-read limit and per-run totals as the guest's {@code
+     * readBytes}. Blocking: call it off the engine thread. Throws {@link BridgeException} ({@code
+     * WorkspaceError}) as the guest's call would.
+     */
+    public byte[] readBytes(RunSession session, String path) {
+        Workspace ws = workspace(session);
+        return (byte[]) guarded(() -> ws.readBytes(path)).get();
+    }
+
     private interface Action {
         Object apply(Workspace ws, OperationCall call);
     }

@@ -298,6 +298,14 @@ public final class ActionManifest {
                         new Global("toHex", "toHex(bytes): hex text"),
                         new Global("fromHex", "fromHex(text): bytes")));
         m.put(
+                "media",
+                List.of(
+                        new Global(
+                                "media",
+                                "await media.bytes/text/info(ref); await"
+                                        + " media.toImage/toDocument/toAudio/toVideo(bytes |"
+                                        + " handle): media refs and sandbox://media/ handles")));
+        m.put(
                 "fetch",
                 List.of(new Global("fetch", "await fetch(url, init): the network, by policy")));
         m.put(
