@@ -1,7 +1,7 @@
 package dev.sandjar.bridges.audio;
 
 import dev.sandjar.bridges.internal.Args;
-import dev.sandjar.host.BridgeException;
+import dev.sandjar.bridges.media.MediaException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -257,7 +257,7 @@ final class AudioOps {
         return pcm.with(out);
     }
 
-    static BridgeException range(String message) {
-        return new BridgeException("RangeError", "INVALID_ARGUMENT", message);
+    static MediaException range(String message) {
+        return new MediaException(MediaException.Code.INVALID_ARGUMENT, message);
     }
 }

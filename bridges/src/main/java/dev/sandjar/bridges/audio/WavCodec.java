@@ -1,6 +1,6 @@
 package dev.sandjar.bridges.audio;
 
-import dev.sandjar.host.BridgeException;
+import dev.sandjar.bridges.media.MediaException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -131,8 +131,8 @@ final class WavCodec {
         float[] s = pcm.samples();
         long dataBytes = (long) s.length * width;
         if (dataBytes > Integer.MAX_VALUE - 64) {
-            throw new BridgeException(
-                    "AudioError", "TOO_LARGE", "audio: the result is too large for a WAV file");
+            throw new MediaException(
+                    MediaException.Code.TOO_LARGE, "audio: the result is too large for a WAV file");
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream((int) dataBytes + 44);
         out.writeBytes("RIFF".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
@@ -165,9 +165,8 @@ final class WavCodec {
 
     static void checkSamples(long samples, AudioLimits limits, String where) {
         if (samples > limits.maxSamples()) {
-            throw new BridgeException(
-                    "AudioError",
-                    "TOO_LARGE",
+            throw new MediaException(
+                    MediaException.Code.TOO_LARGE,
                     where
                             + ": the audio holds "
                             + samples
@@ -178,9 +177,8 @@ final class WavCodec {
 
     private static void checkInput(byte[] bytes, AudioLimits limits, String where) {
         if (bytes.length > limits.maxInputBytes()) {
-            throw new BridgeException(
-                    "AudioError",
-                    "TOO_LARGE",
+            throw new MediaException(
+                    MediaException.Code.TOO_LARGE,
                     where
                             + ": the audio input is "
                             + bytes.length
@@ -215,7 +213,7 @@ final class WavCodec {
         return "application/octet-stream";
     }
 
-    private static BridgeException unsupported(String message) {
-        return new BridgeException("AudioError", "UNSUPPORTED_FORMAT", message);
+    private static MediaException unsupported(String message) {
+        return new MediaException(MediaException.Code.UNSUPPORTED, message);
     }
 }

@@ -146,8 +146,7 @@ final class VideoOps {
             Probe pv = job.probe(v, true);
             Probe pa = job.probe(a, false);
             if (!pa.hasAudio) {
-                throw VideoErrors.error(
-                        "UNSUPPORTED_FORMAT", where + ": the audio input has no audio stream");
+                throw VideoErrors.unsupported(where + ": the audio input has no audio stream");
             }
             List<String> args = new ArrayList<>(job.inputArgs(v));
             args.addAll(job.inputArgs(a));
@@ -186,8 +185,7 @@ final class VideoOps {
             Path in = job.input(video, "in0");
             Probe p = job.probe(in, false);
             if (!p.hasAudio) {
-                throw VideoErrors.error(
-                        "UNSUPPORTED_FORMAT", where + ": the video has no audio stream");
+                throw VideoErrors.unsupported(where + ": the video has no audio stream");
             }
             List<String> args = new ArrayList<>(job.inputArgs(in));
             args.addAll(List.of("-vn", "-sn", "-dn", "-map", "0:a:0"));
@@ -407,8 +405,7 @@ final class VideoOps {
 
         Path input(byte[] bytes, String name) {
             if (bytes.length > config().maxInputBytes()) {
-                throw VideoErrors.error(
-                        "TOO_LARGE",
+                throw VideoErrors.tooLarge(
                         where
                                 + ": an input is "
                                 + bytes.length
@@ -446,8 +443,7 @@ final class VideoOps {
                 p = Probe.parse(ffmpeg.ffprobe(args, dir, deadline, cancelled, where));
             } catch (dev.sandjar.host.BridgeException e) {
                 if (e.code().equals("FAILED")) {
-                    throw VideoErrors.error(
-                            "UNSUPPORTED_FORMAT",
+                    throw VideoErrors.unsupported(
                             where
                                     + ": the input is not a video or audio file ffprobe reads"
                                     + " (containers read: "
@@ -457,13 +453,11 @@ final class VideoOps {
                 throw e;
             }
             if (needVideo && !p.hasVideo) {
-                throw VideoErrors.error(
-                        "UNSUPPORTED_FORMAT", where + ": the input has no video stream");
+                throw VideoErrors.unsupported(where + ": the input has no video stream");
             }
             int max = config().maxEdge();
             if (p.hasVideo && (p.width > max || p.height > max)) {
-                throw VideoErrors.error(
-                        "TOO_LARGE",
+                throw VideoErrors.tooLarge(
                         where
                                 + ": the video is "
                                 + p.width
@@ -497,8 +491,7 @@ final class VideoOps {
                 }
                 long size = Files.size(out);
                 if (size >= config().maxOutputBytes()) {
-                    throw VideoErrors.error(
-                            "TOO_LARGE",
+                    throw VideoErrors.tooLarge(
                             where
                                     + ": the result reached the limit of "
                                     + config().maxOutputBytes()

@@ -167,7 +167,8 @@ class AudioOpsTest {
         Pcm r = ramp();
         BridgeException late =
                 assertThrows(BridgeException.class, () -> AudioOps.trim(r, 1, 2, "audio.trim"));
-        assertEquals("RangeError", late.name());
+        assertEquals("MediaError", late.name());
+        assertEquals("INVALID_ARGUMENT", late.code());
         assertEquals(
                 "audio.trim: start must be at least 0 and before the clip's end (1.0 s), got 1",
                 late.getMessage());
@@ -340,8 +341,8 @@ class AudioOpsTest {
                                                 .getBytes(java.nio.charset.StandardCharsets.UTF_8),
                                         LIMITS,
                                         "audio.info"));
-        assertEquals("AudioError", e.name());
-        assertEquals("UNSUPPORTED_FORMAT", e.code());
+        assertEquals("MediaError", e.name());
+        assertEquals("UNSUPPORTED", e.code());
         assertTrue(
                 e.getMessage().startsWith("audio.info: not a WAV, AIFF or AU file"),
                 e.getMessage());

@@ -159,7 +159,8 @@ class VideoOpsTest {
         assertEquals(0.5, number(toEnd, "duration"), 0.15);
         BridgeException late =
                 assertThrows(BridgeException.class, () -> OPS.trim(clip, 5, 6, LIVE, "video.trim"));
-        assertEquals("RangeError", late.name());
+        assertEquals("MediaError", late.name());
+        assertEquals("INVALID_ARGUMENT", late.code());
         assertTrue(
                 late.getMessage()
                         .startsWith(
@@ -235,7 +236,7 @@ class VideoOpsTest {
                 assertThrows(
                         BridgeException.class,
                         () -> OPS.extractAudio(red, "wav", LIVE, "video.extractAudio"));
-        assertEquals("UNSUPPORTED_FORMAT", none.code());
+        assertEquals("UNSUPPORTED", none.code());
         assertThrows(BridgeException.class, () -> OPS.extractAudio(clip, "ogg", LIVE, "t"));
     }
 
@@ -259,7 +260,8 @@ class VideoOpsTest {
                 assertThrows(
                         BridgeException.class,
                         () -> OPS.extractFrame(red, 2.5, "png", LIVE, "video.extractFrame"));
-        assertEquals("RangeError", late.name());
+        assertEquals("MediaError", late.name());
+        assertEquals("INVALID_ARGUMENT", late.code());
     }
 
     @Test
@@ -270,17 +272,17 @@ class VideoOpsTest {
                         .getBytes(StandardCharsets.UTF_8);
         BridgeException e =
                 assertThrows(BridgeException.class, () -> OPS.info(playlist, LIVE, "video.info"));
-        assertEquals("UNSUPPORTED_FORMAT", e.code());
+        assertEquals("UNSUPPORTED", e.code());
         byte[] concat =
                 ("ffconcat version 1.0\nfile " + outside + "\n").getBytes(StandardCharsets.UTF_8);
         assertEquals(
-                "UNSUPPORTED_FORMAT",
+                "UNSUPPORTED",
                 assertThrows(BridgeException.class, () -> OPS.info(concat, LIVE, "t")).code());
         BridgeException junk =
                 assertThrows(
                         BridgeException.class,
                         () -> OPS.trim(new byte[100], 0, 1, LIVE, "video.trim"));
-        assertEquals("VideoError", junk.name());
+        assertEquals("MediaError", junk.name());
         assertTrue(
                 junk.getMessage().startsWith("video.trim: the input is not a video or audio file"),
                 junk.getMessage());
