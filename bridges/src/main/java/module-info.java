@@ -10,7 +10,7 @@ module dev.sandjar.bridges {
     requires java.net.http;
     requires java.logging;
     requires java.management;
-    requires java.desktop; // javax.sound.sampled for audio
+    requires java.desktop; // ImageIO and Java2D for image and canvas
 
     exports dev.sandjar.bridges;
     exports dev.sandjar.bridges.audio;
@@ -19,6 +19,7 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.fetch;
     exports dev.sandjar.bridges.format;
     exports dev.sandjar.bridges.helpers;
+    exports dev.sandjar.bridges.image;
     exports dev.sandjar.bridges.media;
     exports dev.sandjar.bridges.node;
     exports dev.sandjar.bridges.progress;

@@ -5,6 +5,7 @@ import dev.sandjar.bridges.crypto.Crypto;
 import dev.sandjar.bridges.fetch.Fetch;
 import dev.sandjar.bridges.format.Format;
 import dev.sandjar.bridges.helpers.GuestHelpers;
+import dev.sandjar.bridges.image.Images;
 import dev.sandjar.bridges.media.Media;
 import dev.sandjar.bridges.media.MediaLimits;
 import dev.sandjar.bridges.progress.Progress;
@@ -23,9 +24,10 @@ import java.util.Set;
 
 /**
  * The standard capabilities for a run, assembled: {@code console}, {@code sleep}, {@code crypto},
- * {@code format}, {@code progress}, the guest {@code helpers} and {@code media} are on unless
- * withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted. Media refs
- * read workspace paths only with the workspace granted and {@code https:} URLs only with fetch.
+ * {@code format}, {@code progress}, the guest {@code helpers}, {@code media} and {@code image} are
+ * on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted.
+ * Media refs read workspace paths only with the workspace granted and {@code https:} URLs only with
+ * fetch.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -40,7 +42,15 @@ import java.util.Set;
 public final class Capabilities {
     /** The capabilities on unless withheld, by name. */
     public static final List<String> DEFAULTS =
-            List.of("console", "sleep", "crypto", "format", "progress", "helpers", "media");
+            List.of(
+                    "console",
+                    "sleep",
+                    "crypto",
+                    "format",
+                    "progress",
+                    "helpers",
+                    "media",
+                    "image");
 
     private Capabilities() {}
 
@@ -128,6 +138,7 @@ public final class Capabilities {
                             .withFetch(fetch)
                             .build();
             add(out, "media", media.bridge());
+            add(out, "image", Images.bridge(media));
             for (Bridge guarded :
                     new Bridge[] {
                         fetch == null ? null : fetch.bridge(),
