@@ -1,5 +1,6 @@
 package dev.sandjar.bridges;
 
+import dev.sandjar.bridges.audio.Audio;
 import dev.sandjar.bridges.console.Console;
 import dev.sandjar.bridges.crypto.Crypto;
 import dev.sandjar.bridges.fetch.Fetch;
@@ -13,6 +14,8 @@ import dev.sandjar.bridges.progress.ProgressListener;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.secrets.Secrets;
 import dev.sandjar.bridges.time.Sleep;
+import dev.sandjar.bridges.video.Video;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.InvalidRequestException;
@@ -27,7 +30,8 @@ import java.util.Set;
  * {@code format}, {@code progress}, the guest {@code helpers}, {@code media} and {@code image} are
  * on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted.
  * Media refs read workspace paths only with the workspace granted and {@code https:} URLs only with
- * fetch.
+ * fetch. {@code audio} is on unless withheld; {@code video}, which runs the host's ffmpeg, is off
+ * unless granted.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -50,7 +54,8 @@ public final class Capabilities {
                     "progress",
                     "helpers",
                     "media",
-                    "image");
+                    "image",
+                    "audio");
 
     private Capabilities() {}
 
@@ -70,6 +75,7 @@ public final class Capabilities {
         private WorkspaceBridge workspace;
         private Bridge secrets;
         private MediaLimits mediaLimits = MediaLimits.defaults();
+        private VideoConfig video;
 
         private Builder() {}
 
@@ -107,6 +113,15 @@ public final class Capabilities {
         /** The caps of media, image and canvas (default {@link MediaLimits#defaults()}). */
         public Builder mediaLimits(MediaLimits limits) {
             this.mediaLimits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Grants {@code video}, which runs the host's ffmpeg as {@code config} says; share one
+         * config across runs so its process cap holds for all of them.
+         */
+        public Builder video(VideoConfig config) {
+            this.video = Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -148,6 +163,10 @@ public final class Capabilities {
                 if (guarded != null) {
                     out.add(guarded);
                 }
+            }
+            add(out, "audio", Audio.create(media).bridge());
+            if (video != null) {
+                out.add(Video.create(media, video).bridge());
             }
             return List.copyOf(out);
         }

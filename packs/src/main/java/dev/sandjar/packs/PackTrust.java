@@ -34,12 +34,13 @@ import java.util.regex.Pattern;
 final class PackTrust {
     /**
      * The capability globals withheld from untrusted packs by default: the standard bridges'
-     * globals that reach outside the run (network, files, secrets, the caller's progress listener).
-     * Pure ones (console, which writes to the run's own bounded log; crypto, format, sleep and the
-     * guest helpers) give a module nothing it could not compute, and stay visible.
+     * globals that reach outside the run (network, files, secrets, the caller's progress listener,
+     * the host's ffmpeg). Pure ones (console, which writes to the run's own bounded log; crypto,
+     * format, sleep and the guest helpers) give a module nothing it could not compute, and stay
+     * visible.
      */
     static final Set<String> DEFAULT_WITHHELD =
-            Set.of("fetch", "workspace", "getSecret", "secrets", "progress");
+            Set.of("fetch", "workspace", "getSecret", "secrets", "progress", "video");
 
     /** Names for the global object, always withheld; the guard gives them the safe global. */
     static final List<String> GLOBAL_OBJECT_NAMES = List.of("globalThis", "self", "global");

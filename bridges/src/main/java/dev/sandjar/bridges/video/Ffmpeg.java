@@ -45,7 +45,7 @@ final class Ffmpeg {
 
     Ffmpeg(VideoConfig config) {
         this.config = config;
-        this.slots = new Semaphore(config.maxProcesses(), true);
+        this.slots = config.slots();
     }
 
     VideoConfig config() {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Semaphore;
 
 /**
  * Where the host's {@code ffmpeg} and {@code ffprobe} are and how far one call may go. Immutable;
@@ -28,6 +29,9 @@ import java.util.Optional;
  *       <td>16,384 px</td><td>RangeError</td></tr>
  * </table>
  *
+ * <p>{@code maxProcesses} is counted per configuration object: every {@code Video} bridge built on
+ * one instance, for any number of runs, shares its slots.
+ *
  * <p>By default the binaries are the first {@code ffmpeg} and {@code ffprobe} on the JVM's {@code
  * PATH}, found when {@link Builder#build()} runs; {@link #available()} says whether both were.
  */
@@ -45,6 +49,7 @@ public final class VideoConfig {
     private final Duration timeout;
     private final int maxProcesses;
     private final int maxEdge;
+    private final Semaphore slots;
 
     private VideoConfig(Builder b) {
         this.ffmpeg = b.ffmpeg != null ? b.ffmpeg : onPath("ffmpeg").orElse(null);
@@ -54,6 +59,7 @@ public final class VideoConfig {
         this.timeout = b.timeout;
         this.maxProcesses = b.maxProcesses;
         this.maxEdge = b.maxEdge;
+        this.slots = new Semaphore(maxProcesses, true);
     }
 
     /** The binaries on {@code PATH} and the default limits. */
@@ -101,6 +107,11 @@ public final class VideoConfig {
 
     public int maxEdge() {
         return maxEdge;
+    }
+
+    /** The process slots every bridge built on this configuration shares. */
+    Semaphore slots() {
+        return slots;
     }
 
     @Override

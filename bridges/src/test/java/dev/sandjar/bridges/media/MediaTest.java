@@ -119,8 +119,7 @@ class MediaTest {
                                 + "return [typeof ref.uri, ref.uri.length, same];",
                         media.bridge());
         assertEquals(
-                List.of("string", 40_000L + "data:application/x-test;base64,".length(), true),
-                out);
+                List.of("string", 40_000L + "data:application/x-test;base64,".length(), true), out);
     }
 
     @Test
