@@ -14,6 +14,7 @@ module dev.sandjar.bridges {
 
     exports dev.sandjar.bridges;
     exports dev.sandjar.bridges.audio;
+    exports dev.sandjar.bridges.canvas;
     exports dev.sandjar.bridges.console;
     exports dev.sandjar.bridges.crypto;
     exports dev.sandjar.bridges.fetch;

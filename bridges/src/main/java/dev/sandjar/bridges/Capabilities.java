@@ -1,6 +1,7 @@
 package dev.sandjar.bridges;
 
 import dev.sandjar.bridges.audio.Audio;
+import dev.sandjar.bridges.canvas.Canvas;
 import dev.sandjar.bridges.console.Console;
 import dev.sandjar.bridges.crypto.Crypto;
 import dev.sandjar.bridges.fetch.Fetch;
@@ -27,11 +28,10 @@ import java.util.Set;
 
 /**
  * The standard capabilities for a run, assembled: {@code console}, {@code sleep}, {@code crypto},
- * {@code format}, {@code progress}, the guest {@code helpers}, {@code media} and {@code image} are
- * on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are off unless granted.
- * Media refs read workspace paths only with the workspace granted and {@code https:} URLs only with
- * fetch. {@code audio} is on unless withheld; {@code video}, which runs the host's ffmpeg, is off
- * unless granted.
+ * {@code format}, {@code progress}, the guest {@code helpers}, {@code media}, {@code image}, {@code
+ * canvas} and {@code audio} are on unless withheld; {@code fetch}, {@code workspace}, {@code
+ * secrets} and {@code video} (which runs the host's ffmpeg) are off unless granted. Media refs read
+ * workspace paths only with the workspace granted and {@code https:} URLs only with fetch.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -154,6 +154,7 @@ public final class Capabilities {
                             .build();
             add(out, "media", media.bridge());
             add(out, "image", Images.bridge(media));
+            add(out, "canvas", Canvas.bridge(media));
             for (Bridge guarded :
                     new Bridge[] {
                         fetch == null ? null : fetch.bridge(),

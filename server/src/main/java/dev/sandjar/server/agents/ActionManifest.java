@@ -306,6 +306,25 @@ public final class ActionManifest {
                                         + " media.toImage/toDocument/toAudio/toVideo(bytes |"
                                         + " handle): media refs and sandbox://media/ handles")));
         m.put(
+                "image",
+                List.of(
+                        new Global(
+                                "image",
+                                "await image.info/stats/decode/resize/crop/rotate/flip/adjust/"
+                                        + "pad/grid/composite/convert/blank(...): image"
+                                        + " transforms returning handles; image.bytes(handle)")));
+        m.put(
+                "canvas",
+                List.of(
+                        new Global(
+                                "createCanvas",
+                                "createCanvas(w, h).getContext('2d'): Canvas 2D; await"
+                                        + " surface.toBytes('image/png') or toImage()"),
+                        new Global("canvas", "canvas.measureText(text, font)"),
+                        new Global(
+                                "ImageData",
+                                "new ImageData(width, height): pixels for putImageData")));
+        m.put(
                 "fetch",
                 List.of(new Global("fetch", "await fetch(url, init): the network, by policy")));
         m.put(

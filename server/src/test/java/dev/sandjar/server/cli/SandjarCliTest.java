@@ -148,6 +148,29 @@ class SandjarCliTest {
     }
 
     @Test
+    void theChartExampleDrawsAPngIntoTheWorkspace() throws IOException {
+        Path ws = Files.createDirectory(dir.resolve("charts"));
+        Run r =
+                runArgs(
+                        "run",
+                        Path.of("..", "examples", "chart.js").toString(),
+                        "--workspace",
+                        ws.toString());
+        assertEquals(0, r.code(), r.err());
+        assertEquals(
+                "{\"file\":\"chart.png\",\"width\":400,\"height\":240,\"format\":\"png\"}",
+                r.out());
+        java.awt.image.BufferedImage png =
+                javax.imageio.ImageIO.read(ws.resolve("chart.png").toFile());
+        assertEquals(400, png.getWidth());
+        // The white background, and a bar's blue below its top.
+        assertEquals(0xFFFFFFFF, png.getRGB(5, 5));
+        assertTrue((png.getRGB(40 + 34 * 3 + 34, 200) & 0xFF) > 0x70, "a blue bar");
+        Run withheld = run("return typeof createCanvas;", "--withhold", "canvas,image,media");
+        assertEquals("\"undefined\"", withheld.out());
+    }
+
+    @Test
     void consoleAndProgressGoToStderrAndDefaultsCanBeWithheld() throws IOException {
         Run r = run("console.log('hi', {a: [1, 2]});\nprogress(50, 'half');\nreturn typeof sleep;");
         assertEquals(0, r.code(), r.err());
