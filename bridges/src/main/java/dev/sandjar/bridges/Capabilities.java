@@ -55,6 +55,7 @@ public final class Capabilities {
                     "helpers",
                     "media",
                     "image",
+                    "canvas",
                     "audio");
 
     private Capabilities() {}
