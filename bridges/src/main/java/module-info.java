@@ -13,6 +13,7 @@ module dev.sandjar.bridges {
     requires java.desktop; // ImageIO and Java2D for image and canvas
 
     exports dev.sandjar.bridges;
+    exports dev.sandjar.bridges.audio;
     exports dev.sandjar.bridges.canvas;
     exports dev.sandjar.bridges.console;
     exports dev.sandjar.bridges.crypto;
@@ -25,5 +26,6 @@ module dev.sandjar.bridges {
     exports dev.sandjar.bridges.progress;
     exports dev.sandjar.bridges.secrets;
     exports dev.sandjar.bridges.time;
+    exports dev.sandjar.bridges.video;
     exports dev.sandjar.bridges.workspace;
 }

@@ -1,5 +1,6 @@
 package dev.sandjar.bridges;
 
+import dev.sandjar.bridges.audio.Audio;
 import dev.sandjar.bridges.canvas.Canvas;
 import dev.sandjar.bridges.console.Console;
 import dev.sandjar.bridges.crypto.Crypto;
@@ -14,6 +15,8 @@ import dev.sandjar.bridges.progress.ProgressListener;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.secrets.Secrets;
 import dev.sandjar.bridges.time.Sleep;
+import dev.sandjar.bridges.video.Video;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.InvalidRequestException;
@@ -25,10 +28,10 @@ import java.util.Set;
 
 /**
  * The standard capabilities for a run, assembled: {@code console}, {@code sleep}, {@code crypto},
- * {@code format}, {@code progress}, the guest {@code helpers}, {@code media}, {@code image} and
- * {@code canvas} are on unless withheld; {@code fetch}, {@code workspace} and {@code secrets} are
- * off unless granted. Media refs read workspace paths only with the workspace granted and {@code
- * https:} URLs only with fetch.
+ * {@code format}, {@code progress}, the guest {@code helpers}, {@code media}, {@code image}, {@code
+ * canvas} and {@code audio} are on unless withheld; {@code fetch}, {@code workspace}, {@code
+ * secrets} and {@code video} (which runs the host's ffmpeg) are off unless granted. Media refs read
+ * workspace paths only with the workspace granted and {@code https:} URLs only with fetch.
  *
  * <pre>{@code
  * List<Bridge> bridges = Capabilities.builder()
@@ -52,7 +55,8 @@ public final class Capabilities {
                     "helpers",
                     "media",
                     "image",
-                    "canvas");
+                    "canvas",
+                    "audio");
 
     private Capabilities() {}
 
@@ -72,6 +76,7 @@ public final class Capabilities {
         private WorkspaceBridge workspace;
         private Bridge secrets;
         private MediaLimits mediaLimits = MediaLimits.defaults();
+        private VideoConfig video;
 
         private Builder() {}
 
@@ -109,6 +114,15 @@ public final class Capabilities {
         /** The caps of media, image and canvas (default {@link MediaLimits#defaults()}). */
         public Builder mediaLimits(MediaLimits limits) {
             this.mediaLimits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Grants {@code video}, which runs the host's ffmpeg as {@code config} says; share one
+         * config across runs so its process cap holds for all of them.
+         */
+        public Builder video(VideoConfig config) {
+            this.video = Objects.requireNonNull(config, "config");
             return this;
         }
 
@@ -151,6 +165,10 @@ public final class Capabilities {
                 if (guarded != null) {
                     out.add(guarded);
                 }
+            }
+            add(out, "audio", Audio.create(media).bridge());
+            if (video != null) {
+                out.add(Video.create(media, video).bridge());
             }
             return List.copyOf(out);
         }

@@ -34,11 +34,11 @@ import java.util.regex.Pattern;
 final class PackTrust {
     /**
      * The capability globals withheld from untrusted packs by default: the standard bridges'
-     * globals that reach outside the run (network, files, secrets, the caller's progress listener),
-     * and the media ones, whose refs read workspace paths and https: URLs when the run has those
-     * grants and whose handles are the run's. Pure ones (console, which writes to the run's own
-     * bounded log; crypto, format, sleep and the guest helpers) give a module nothing it could not
-     * compute, and stay visible.
+     * globals that reach outside the run (network, files, secrets, the caller's progress listener,
+     * the host's ffmpeg), and the media ones, whose refs read workspace paths and https: URLs when
+     * the run has those grants and whose handles are the run's. Pure ones (console, which writes to
+     * the run's own bounded log; crypto, format, sleep and the guest helpers) give a module nothing
+     * it could not compute, and stay visible.
      */
     static final Set<String> DEFAULT_WITHHELD =
             Set.of(
@@ -47,9 +47,11 @@ final class PackTrust {
                     "getSecret",
                     "secrets",
                     "progress",
+                    "video",
                     "media",
                     "image",
-                    "createCanvas");
+                    "createCanvas",
+                    "audio");
 
     /** Names for the global object, always withheld; the guard gives them the safe global. */
     static final List<String> GLOBAL_OBJECT_NAMES = List.of("globalThis", "self", "global");

@@ -15,8 +15,9 @@ import java.util.Set;
  * many of its runs may be in flight at once. Immutable.
  *
  * <p>Capability names: the default capabilities ({@value #DEFAULT_NAMES}) that the token's runs
- * get, and {@code fetch}, {@code allowPrivateNetwork}, {@code workspace}, {@code secrets} that a
- * request may ask for. A default capability the policy does not list is withheld from its runs.
+ * get, and {@code fetch}, {@code allowPrivateNetwork}, {@code workspace}, {@code secrets}, {@code
+ * video} that a request may ask for. A default capability the policy does not list is withheld from
+ * its runs.
  *
  * @param capabilities the capability names above
  * @param secrets the secret names a request may ask for (with {@code secrets})
@@ -39,7 +40,7 @@ public record Policy(
 
     static {
         Set<String> names = new LinkedHashSet<>(Capabilities.DEFAULTS);
-        names.addAll(List.of("fetch", "allowPrivateNetwork", "workspace", "secrets"));
+        names.addAll(List.of("fetch", "allowPrivateNetwork", "workspace", "secrets", "video"));
         CAPABILITY_NAMES = Set.copyOf(names);
     }
 

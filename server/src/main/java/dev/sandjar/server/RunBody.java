@@ -52,7 +52,7 @@ final class RunBody {
                     "logChars",
                     "pendingOperations");
     private static final Set<String> CAPABILITY_FIELDS =
-            Set.of("fetch", "workspace", "secrets", "withhold");
+            Set.of("fetch", "workspace", "secrets", "withhold", "video");
     private static final Set<String> FETCH_FIELDS = Set.of("allowPrivateNetwork");
     private static final Set<String> WORKSPACE_FIELDS = Set.of("id");
 
@@ -74,6 +74,10 @@ final class RunBody {
     final boolean fetch;
     final boolean allowPrivateNetwork;
     final String workspaceId;
+
+    /** Whether the run asks for {@code video} (the server's ffmpeg). */
+    final boolean video;
+
     final List<String> secrets = new ArrayList<>();
     final Set<String> withhold = new LinkedHashSet<>();
 
@@ -129,6 +133,7 @@ final class RunBody {
         boolean fetch = false;
         boolean privateNetwork = false;
         String workspace = null;
+        boolean video = false;
         if (caps != null) {
             fields(caps, CAPABILITY_FIELDS, "\"capabilities\"");
             JsonNode f = caps.get("fetch");
@@ -152,6 +157,13 @@ final class RunBody {
                 }
                 workspace = id.asText();
             }
+            JsonNode v = caps.get("video");
+            if (v != null && !v.isNull()) {
+                if (!v.isBoolean()) {
+                    throw ApiException.badRequest("capabilities.video must be true or false");
+                }
+                video = v.asBoolean();
+            }
             strings(caps.get("secrets"), "capabilities.secrets", secrets);
             List<String> withheld = new ArrayList<>();
             strings(caps.get("withhold"), "capabilities.withhold", withheld);
@@ -160,6 +172,7 @@ final class RunBody {
         this.fetch = fetch;
         this.allowPrivateNetwork = privateNetwork;
         this.workspaceId = workspace;
+        this.video = video;
         if (!node) {
             this.outputs = null;
             this.stateJson = null;

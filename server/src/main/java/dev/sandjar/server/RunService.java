@@ -9,6 +9,7 @@ import dev.sandjar.bridges.node.NodeResult;
 import dev.sandjar.bridges.node.NodeStream;
 import dev.sandjar.bridges.progress.ProgressReport;
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.FilesystemAccess;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.bridges.workspace.WorkspaceLimits;
@@ -108,6 +109,7 @@ final class RunService {
     private final Fetch publicFetch;
     private final Fetch privateFetch;
     private final Path workspaceRoot;
+    private final VideoConfig video;
     private final SecretStore secrets;
     private final ServerMetrics metrics;
     private final int slots;
@@ -122,6 +124,7 @@ final class RunService {
             Fetch publicFetch,
             Fetch privateFetch,
             Path workspaceRoot,
+            VideoConfig video,
             SecretStore secrets,
             ServerMetrics metrics,
             int slots) {
@@ -130,6 +133,7 @@ final class RunService {
         this.publicFetch = publicFetch;
         this.privateFetch = privateFetch;
         this.workspaceRoot = workspaceRoot;
+        this.video = video;
         this.secrets = secrets;
         this.metrics = metrics;
         this.slots = slots;
@@ -419,6 +423,14 @@ final class RunService {
                 require(policy, "allowPrivateNetwork");
             }
             caps.fetch(body.allowPrivateNetwork ? privateFetch : publicFetch);
+        }
+        if (body.video) {
+            require(policy, "video");
+            if (video == null) {
+                throw ApiException.badRequest(
+                        "capabilities.video: this server does not run ffmpeg (serve --video)");
+            }
+            caps.video(video);
         }
         if (!body.secrets.isEmpty()) {
             require(policy, "secrets");

@@ -3,6 +3,7 @@ package dev.sandjar.server;
 import dev.sandjar.bridges.fetch.Fetch;
 import dev.sandjar.bridges.fetch.FetchConfig;
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.host.EngineException;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
@@ -132,6 +133,7 @@ public final class SandjarServer implements AutoCloseable {
                         publicFetch,
                         privateFetch,
                         b.workspaces,
+                        b.video,
                         b.secrets,
                         metrics,
                         slots);
@@ -799,6 +801,7 @@ public final class SandjarServer implements AutoCloseable {
         private Duration drainGrace = DEFAULT_DRAIN_GRACE;
         private Duration warmUp = DEFAULT_WARM_UP;
         private Path workspaces;
+        private VideoConfig video;
         private Path sessionsDir;
         private SecretStore secrets;
 
@@ -897,6 +900,16 @@ public final class SandjarServer implements AutoCloseable {
                 throw new IllegalArgumentException("warmUp (" + d + ") must be 0 to 10 minutes");
             }
             this.warmUp = d;
+            return this;
+        }
+
+        /**
+         * Lets runs ask for {@code video} (capabilities.video, where the token's policy allows it),
+         * run by the ffmpeg {@code config} names; its process cap holds for the whole server. None
+         * by default.
+         */
+        public Builder video(VideoConfig config) {
+            this.video = Objects.requireNonNull(config, "config");
             return this;
         }
 

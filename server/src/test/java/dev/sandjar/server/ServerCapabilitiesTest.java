@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import java.net.InetSocketAddress;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServerCapabilitiesTest {
     private static final String TOKEN = "capable-token";
+    private static final String NO_VIDEO = "no-video-token";
 
     @TempDir static Path workspaces;
     private static ServerHarness h;
@@ -55,7 +58,8 @@ class ServerCapabilitiesTest {
                                 "fetch",
                                 "allowPrivateNetwork",
                                 "workspace",
-                                "secrets"),
+                                "secrets",
+                                "video"),
                         Set.of("GREETING"),
                         10_000,
                         64,
@@ -67,7 +71,21 @@ class ServerCapabilitiesTest {
                                 .pool(1)
                                 .workspaces(workspaces)
                                 .secrets(SecretStore.of(Map.of("GREETING", "Hello", "OTHER", "x")))
-                                .tokens(Tokens.of(List.of(Tokens.token("cap", TOKEN, all)))));
+                                .video(VideoConfig.defaults())
+                                .tokens(
+                                        Tokens.of(
+                                                List.of(
+                                                        Tokens.token("cap", TOKEN, all),
+                                                        Tokens.token(
+                                                                "plain",
+                                                                NO_VIDEO,
+                                                                new Policy(
+                                                                        Set.of("console"),
+                                                                        Set.of(),
+                                                                        10_000,
+                                                                        64,
+                                                                        Optional.empty(),
+                                                                        2))))));
     }
 
     @AfterAll
@@ -121,6 +139,23 @@ class ServerCapabilitiesTest {
                                 "{\"code\":\"return await workspace.read('greeting.txt')\","
                                         + "\"capabilities\":{\"workspace\":{\"id\":\"job-1\"}}}"));
         assertEquals("Hello, site", again.path("value").asText(), "the workspace persists");
+    }
+
+    @Test
+    void videoIsARequestedGrantThePolicyMustAllow() {
+        String code = "{\"code\":\"return [typeof video, typeof audio]\"";
+        JsonNode asked =
+                ServerHarness.json(h.postRun(TOKEN, code + ",\"capabilities\":{\"video\":true}}"));
+        assertEquals(
+                "[\"object\",\"undefined\"]", asked.path("value").toString(), asked.toString());
+        JsonNode not = ServerHarness.json(h.postRun(TOKEN, code + "}"));
+        assertEquals("[\"undefined\",\"undefined\"]", not.path("value").toString(), not.toString());
+        HttpResponse<String> refused =
+                h.postRun(NO_VIDEO, code + ",\"capabilities\":{\"video\":true}}");
+        assertEquals(403, refused.statusCode(), refused.body());
+        HttpResponse<String> bad = h.postRun(TOKEN, code + ",\"capabilities\":{\"video\":1}}");
+        assertEquals(400, bad.statusCode(), bad.body());
+        assertTrue(bad.body().contains("capabilities.video must be true or false"), bad.body());
     }
 
     @Test

@@ -337,6 +337,22 @@ public final class ActionManifest {
         m.put(
                 "secrets",
                 List.of(new Global("secrets", "await secrets.get(name): a granted secret")));
+        m.put(
+                "audio",
+                List.of(
+                        new Global(
+                                "audio",
+                                "await audio.info/normalize/trim/concat/mix/reverse/fadeIn/"
+                                        + "fadeOut/repeat(ref | handle, options): WAV audio,"
+                                        + " transforms return sandbox://media/ handles")));
+        m.put(
+                "video",
+                List.of(
+                        new Global(
+                                "video",
+                                "await video.info/trim/resize/rotate/addAudio/extractAudio/"
+                                        + "extractFrame(ref | handle, options): the host's ffmpeg,"
+                                        + " transforms return sandbox://media/ handles")));
         return Map.copyOf(m);
     }
 }

@@ -4,6 +4,7 @@ import dev.sandjar.bridges.Capabilities;
 import dev.sandjar.bridges.fetch.Fetch;
 import dev.sandjar.bridges.fetch.FetchConfig;
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.FilesystemAccess;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.bridges.workspace.WorkspaceLimits;
@@ -97,6 +98,7 @@ public final class SandjarCli {
                     "  --allow-private-network  let fetch reach loopback and private addresses",
                     "  --workspace DIR          grant workspace over DIR",
                     "  --host-filesystem        lift workspace containment (paths are host paths)",
+                    "  --video                  grant video (runs the host's ffmpeg and ffprobe)",
                     "  --secret NAME=VALUE      grant a secret (repeatable)",
                     "  --secrets-env PREFIX     grant the environment's PREFIX<NAME> variables as"
                             + " secrets",
@@ -210,6 +212,9 @@ public final class SandjarCli {
                 Capabilities.builder().withhold(options.withheld.toArray(String[]::new));
         if (fetch != null) {
             caps.fetch(fetch);
+        }
+        if (options.video) {
+            caps.video(VideoConfig.defaults());
         }
         if (options.workspace != null) {
             caps.workspace(
@@ -393,6 +398,7 @@ public final class SandjarCli {
         boolean allowPrivateNetwork;
         Path workspace;
         boolean hostFilesystem;
+        boolean video;
         final Map<String, String> secrets = new LinkedHashMap<>();
         String secretsEnv;
         Set<String> secretScope;
@@ -432,6 +438,7 @@ public final class SandjarCli {
                     case "--allow-private-network" -> o.allowPrivateNetwork = true;
                     case "--workspace" -> o.workspace = directory(value(args, ++i, a), a);
                     case "--host-filesystem" -> o.hostFilesystem = true;
+                    case "--video" -> o.video = true;
                     case "--secret" -> o.secret(value(args, ++i, a));
                     case "--secrets-env" -> o.secretsEnv = value(args, ++i, a);
                     case "--secret-scope" -> o.secretScope = names(value(args, ++i, a));
@@ -455,6 +462,10 @@ public final class SandjarCli {
             }
             if (o.hostFilesystem && o.workspace == null) {
                 throw new IllegalArgumentException("--host-filesystem needs --workspace DIR");
+            }
+            if (o.video && !VideoConfig.defaults().available()) {
+                throw new IllegalArgumentException(
+                        "--video needs ffmpeg and ffprobe on PATH (Debian package ffmpeg)");
             }
             if (o.secretScope != null && o.secrets.isEmpty() && o.secretsEnv == null) {
                 throw new IllegalArgumentException(

@@ -1,6 +1,7 @@
 package dev.sandjar.server.cli;
 
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.server.SandjarServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -40,6 +41,8 @@ final class ServeCommand {
                             + SandjarServer.DEFAULT_WARM_UP.toMillis()
                             + ", 0..600000)",
                     "  --workspaces DIR         root of the runs' workspaces (DIR/TOKEN/ID)",
+                    "  --video                  let runs ask for video (the host's ffmpeg), where"
+                            + " their token's policy allows it",
                     "  --sessions-dir DIR       keep sessions in DIR, written after each call and"
                             + " restored on start",
                     "  --secrets-env PREFIX     hold the environment's PREFIX<NAME> variables as"
@@ -67,6 +70,14 @@ final class ServeCommand {
                         b.warmUp(Duration.ofMillis(SandjarCli.number(args, ++i, a, 0, 600_000)));
                 case "--workspaces" ->
                         b.workspaces(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
+                case "--video" -> {
+                    VideoConfig video = VideoConfig.defaults();
+                    if (!video.available()) {
+                        throw new IllegalArgumentException(
+                                "--video needs ffmpeg and ffprobe on PATH (Debian package ffmpeg)");
+                    }
+                    b.video(video);
+                }
                 case "--sessions-dir" ->
                         b.sessionsDir(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
                 case "--secrets-env" ->

@@ -8,6 +8,7 @@ import dev.sandjar.bridges.fetch.FetchConfig;
 import dev.sandjar.bridges.node.NodeDiagnostic;
 import dev.sandjar.bridges.node.NodeValidator;
 import dev.sandjar.bridges.secrets.SecretStore;
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.InvalidRequestException;
@@ -37,7 +38,7 @@ import java.util.Set;
  */
 final class ValidateCommand {
     /** The capabilities off unless granted, whose globals a granted node has. */
-    private static final List<String> GRANTS = List.of("fetch", "workspace", "secrets");
+    private static final List<String> GRANTS = List.of("fetch", "workspace", "secrets", "video");
 
     static final String USAGE =
             String.join(
@@ -164,6 +165,9 @@ final class ValidateCommand {
         }
         if (grants.contains("secrets")) {
             caps.secrets(SecretStore.of(Map.of()));
+        }
+        if (grants.contains("video")) {
+            caps.video(VideoConfig.defaults()); // only its globals are read: nothing runs ffmpeg
         }
         return caps.build();
     }

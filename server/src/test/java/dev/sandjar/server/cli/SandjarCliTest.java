@@ -3,6 +3,7 @@ package dev.sandjar.server.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.quickjs.testing.EngineLeakCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -206,6 +207,23 @@ class SandjarCliTest {
                                         + " secret scope (line 1, column "),
                 refused.err());
         assertEquals(1, run("return 1", "--allow-private-network").code());
+    }
+
+    @Test
+    void audioIsOnByDefaultAndVideoIsAGrant() throws IOException {
+        Run r = run("return [typeof audio, typeof video];");
+        assertEquals("[\"object\",\"undefined\"]", r.out());
+        assertEquals("[\"undefined\"]", run("return [typeof audio];", "--withhold", "audio").out());
+        if (VideoConfig.defaults().available()) {
+            Run granted = run("return [typeof video.trim];", "--video");
+            assertEquals(0, granted.code(), granted.err());
+            assertEquals("[\"function\"]", granted.out());
+        } else {
+            Run refused = run("return 1", "--video");
+            assertEquals(1, refused.code());
+            assertTrue(
+                    refused.err().startsWith("error: usage: --video needs ffmpeg"), refused.err());
+        }
     }
 
     @Test
