@@ -33,7 +33,8 @@ public record Policy(
         long maxMemoryMb,
         Optional<Set<String>> packs,
         int maxConcurrentRuns) {
-    static final String DEFAULT_NAMES = "console, sleep, crypto, format, progress, helpers";
+    static final String DEFAULT_NAMES =
+            "console, sleep, crypto, format, progress, helpers, media, image, canvas, audio";
 
     /** Every capability name a policy may list. */
     public static final Set<String> CAPABILITY_NAMES;
