@@ -200,7 +200,11 @@ class ServerRunsTest {
                         403,
                         "FORBIDDEN");
         assertTrue(msg.contains("fetch"), msg);
-        assertTrue(msg.contains("it allows [console, crypto"), msg);
+        assertTrue(
+                msg.contains(
+                        "it allows [audio, canvas, console, crypto, format, helpers, image, media,"
+                                + " progress, secrets, sleep]"),
+                msg);
     }
 
     @Test
