@@ -31,7 +31,10 @@ import java.util.concurrent.CompletableFuture;
  * Fonts are the JVM's: see {@link Fonts} and {@code docs/media.md}.
  */
 public final class Canvas {
-    private static final String GUEST = GuestScripts.load(Canvas.class, "canvas.js");
+    // Wrapped once: the template cache keys on the guest source, so every run must hand it the same
+    // String (its hash kept, equal by identity), not a new concatenation of a few KiB.
+    private static final String GUEST =
+            Media.guestSource(GuestScripts.load(Canvas.class, "canvas.js"));
 
     private final Media media;
     private final MediaLimits limits;
@@ -47,7 +50,7 @@ public final class Canvas {
         Param blobs = Param.array("blobs").maxLength(maxOps);
         this.bridge =
                 Bridge.builder("canvas")
-                        .guest(Media.guestSource(GUEST))
+                        .guest(GUEST)
                         .operation(Operation.builder("maxOps").handler(c -> (long) maxOps).build())
                         .operation(
                                 Operation.builder("check")

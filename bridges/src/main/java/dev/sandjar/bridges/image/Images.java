@@ -36,7 +36,10 @@ import java.util.function.Function;
  * ImageCodec}; every result passes the same size caps. See {@code docs/media.md}.
  */
 public final class Images {
-    private static final String GUEST = GuestScripts.load(Images.class, "image.js");
+    // Wrapped once: the template cache keys on the guest source, so every run must hand it the same
+    // String (its hash kept, equal by identity), not a new concatenation of a few KiB.
+    private static final String GUEST =
+            Media.guestSource(GuestScripts.load(Images.class, "image.js"));
 
     private static final Set<String> OUTPUT = Set.of("format", "quality", "background");
     private static final Color WHITE = Color.WHITE;
@@ -53,7 +56,7 @@ public final class Images {
         Param options = Param.object("options").maxLength(32).optional();
         this.bridge =
                 Bridge.builder("image")
-                        .guest(Media.guestSource(GUEST))
+                        .guest(GUEST)
                         .operation(op("info", this::info, input))
                         .operation(op("stats", this::stats, input))
                         .operation(op("decode", this::decode, input))
@@ -390,45 +393,26 @@ public final class Images {
                     ImageCodec.checkSize(call.where(), w, h, limits);
                     double sx = (double) w / iw;
                     double sy = (double) h / ih;
-                    switch (fit) {
-                        case "fill" -> {
-                            return scaled(img, (int) w, (int) h, 0, 0, (int) w, (int) h, CLEAR);
-                        }
-                        case "inside" -> {
-                            double s = Math.min(sx, sy);
-                            int dw = (int) Math.max(1, Math.round(iw * s));
-                            int dh = (int) Math.max(1, Math.round(ih * s));
-                            return scaled(img, dw, dh, 0, 0, dw, dh, CLEAR);
-                        }
-                        case "contain" -> {
-                            double s = Math.min(sx, sy);
-                            int dw = (int) Math.max(1, Math.round(iw * s));
-                            int dh = (int) Math.max(1, Math.round(ih * s));
-                            return scaled(
-                                    img,
-                                    (int) w,
-                                    (int) h,
-                                    (int) (w - dw) / 2,
-                                    (int) (h - dh) / 2,
-                                    dw,
-                                    dh,
-                                    color);
-                        }
-                        default -> {
-                            double s = Math.max(sx, sy);
-                            int dw = (int) Math.max(1, Math.round(iw * s));
-                            int dh = (int) Math.max(1, Math.round(ih * s));
-                            return scaled(
-                                    img,
-                                    (int) w,
-                                    (int) h,
-                                    (int) (w - dw) / 2,
-                                    (int) (h - dh) / 2,
-                                    dw,
-                                    dh,
-                                    CLEAR);
-                        }
+                    if (fit.equals("fill")) {
+                        return scaled(img, (int) w, (int) h, 0, 0, (int) w, (int) h, CLEAR);
                     }
+                    // inside and contain fit the whole image in; cover fills the box and crops.
+                    double s = fit.equals("cover") ? Math.max(sx, sy) : Math.min(sx, sy);
+                    int dw = (int) Math.max(1, Math.round(iw * s));
+                    int dh = (int) Math.max(1, Math.round(ih * s));
+                    if (fit.equals("inside")) {
+                        return scaled(img, dw, dh, 0, 0, dw, dh, CLEAR);
+                    }
+                    Color pad = fit.equals("contain") ? color : CLEAR;
+                    return scaled(
+                            img,
+                            (int) w,
+                            (int) h,
+                            (int) (w - dw) / 2,
+                            (int) (h - dh) / 2,
+                            dw,
+                            dh,
+                            pad);
                 });
     }
 

@@ -43,7 +43,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Media {
     private static final String INPUT_JS = GuestScripts.load(Media.class, "input.js");
-    private static final String MEDIA_JS = GuestScripts.load(Media.class, "media.js");
+    // Wrapped once (after INPUT_JS, which it uses): see Images.GUEST.
+    private static final String MEDIA_JS = guestSource(GuestScripts.load(Media.class, "media.js"));
 
     /** Long strings cross the transport in pieces this long (see input.js). */
     static final int PIECE = 8192;
@@ -70,7 +71,7 @@ public final class Media {
         Param input = Param.any("input");
         this.bridge =
                 Bridge.builder("media")
-                        .guest(guestSource(MEDIA_JS))
+                        .guest(MEDIA_JS)
                         .operation(
                                 Operation.builder("bytes")
                                         .param(input)
