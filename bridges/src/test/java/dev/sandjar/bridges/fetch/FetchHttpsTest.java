@@ -5,19 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.bridges.fetch.FetchException.Code;
-import java.io.InputStream;
 import java.net.InetAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,74 +28,25 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FetchHttpsTest {
-    private static final char[] PASSWORD = "changeit".toCharArray();
     private static SSLContext serverTls;
     private static SSLContext clientTls;
-    private static KeyStore trustStore;
 
     private final CountingResolver resolver = new CountingResolver();
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private LoopbackServer server;
     private FetchExecutor executor;
 
+    private static TestCertificate certificate;
+
     @BeforeAll
     static void makeCertificate(@TempDir Path dir) throws Exception {
-        Path keystore = dir.resolve("server.p12");
-        Process keytool =
-                new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "keytool")
-                                        .toString(),
-                                "-genkeypair",
-                                "-alias",
-                                "server",
-                                "-keyalg",
-                                "EC",
-                                "-groupname",
-                                "secp256r1",
-                                "-dname",
-                                "CN=fetch.test",
-                                "-ext",
-                                "SAN=dns:fetch.test,dns:a.fetch.test,dns:b.fetch.test,dns:c.fetch.test,ip:127.0.0.1",
-                                "-validity",
-                                "2",
-                                "-keystore",
-                                keystore.toString(),
-                                "-storetype",
-                                "PKCS12",
-                                "-storepass",
-                                new String(PASSWORD),
-                                "-keypass",
-                                new String(PASSWORD))
-                        .redirectErrorStream(true)
-                        .start();
-        String output = new String(keytool.getInputStream().readAllBytes(), UTF_8);
-        assertTrue(keytool.waitFor(20, TimeUnit.SECONDS), "keytool hung");
-        assertEquals(0, keytool.exitValue(), output);
-
-        KeyStore keys = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore)) {
-            keys.load(in, PASSWORD);
-        }
-        KeyManagerFactory kmf =
-                KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, PASSWORD);
-        serverTls = SSLContext.getInstance("TLS");
-        serverTls.init(kmf.getKeyManagers(), null, null);
-
-        trustStore = KeyStore.getInstance("PKCS12");
-        trustStore.load(null, null);
-        trustStore.setCertificateEntry("server", keys.getCertificate("server"));
-        clientTls = freshClientContext();
-    }
-
-    /** A client context trusting the test certificate, with an empty session cache. */
-    private static SSLContext freshClientContext() throws Exception {
-        TrustManagerFactory tmf =
-                TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trustStore);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, tmf.getTrustManagers(), null);
-        return context;
+        certificate =
+                TestCertificate.make(
+                        dir,
+                        "fetch.test",
+                        "dns:fetch.test,dns:a.fetch.test,dns:b.fetch.test,dns:c.fetch.test,ip:127.0.0.1");
+        serverTls = certificate.serverTls();
+        clientTls = certificate.clientContext();
     }
 
     @BeforeEach
@@ -165,7 +111,7 @@ class FetchHttpsTest {
         // A fresh session cache: nothing to resume, so this is the trust manager's decision. The
         // JDK checks the SNI name first and falls back to the peer host; with the IP literal as
         // peer host, this certificate (which lists 127.0.0.1) would pass.
-        SSLContext fresh = freshClientContext();
+        SSLContext fresh = certificate.clientContext();
         FetchExecutor fetch = executor(b -> b.withSslContext(fresh));
 
         FetchException e =
@@ -178,7 +124,7 @@ class FetchHttpsTest {
 
     @Test
     void sessionMadeForOneNameIsNotResumedForAnotherOnTheSameAddress() throws Exception {
-        SSLContext fresh = freshClientContext();
+        SSLContext fresh = certificate.clientContext();
         FetchExecutor fetch = executor(b -> b.withSslContext(fresh));
         // A good handshake for fetch.test puts a session for 127.0.0.1:port in the cache, which
         // a cache keyed by the IP literal would resume for other.test without any check.
