@@ -15,6 +15,7 @@ import dev.sandjar.server.agents.ToolException;
 import dev.sandjar.server.agents.ToolInvocation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +36,8 @@ public final class LangChain4jTools {
     private LangChain4jTools() {}
 
     /**
-     * The {@code @Tool} methods of {@code toolObjects} as tools of {@code namespace}.
+     * The {@code @Tool} methods of {@code toolObjects} as tools of {@code namespace}: each object's
+     * tools sorted by name, the objects in the order given.
      *
      * @throws InvalidRequestException when an object has no {@code @Tool} method, or a tool's name
      *     is not a JavaScript name
@@ -46,12 +48,17 @@ public final class LangChain4jTools {
         for (Object object : toolObjects) {
             Objects.requireNonNull(object, "tool object");
             int before = out.size();
+            // getDeclaredMethods has no defined order: sort by the tool's name, so the
+            // prompt that lists them reads the same in every JVM (and model-side prompt
+            // caches hit)
+            List<Tool> declared = new ArrayList<>();
             for (Method method : object.getClass().getDeclaredMethods()) {
-                if (!method.isAnnotationPresent(dev.langchain4j.agent.tool.Tool.class)) {
-                    continue;
+                if (method.isAnnotationPresent(dev.langchain4j.agent.tool.Tool.class)) {
+                    declared.add(tool(namespace, object, method));
                 }
-                out.add(tool(namespace, object, method));
             }
+            declared.sort(Comparator.comparing(Tool::name));
+            out.addAll(declared);
             if (out.size() == before) {
                 throw new InvalidRequestException(
                         object.getClass().getName() + " has no @Tool method");

@@ -183,7 +183,7 @@ class LangChain4jAgentTest {
                         "add(args: {a: number, b: number}): Promise<any> - Adds two" + " integers"),
                 system);
         assertTrue(
-                system.contains("import { shout, broken } from \"@sandjar/tools/words\";"), system);
+                system.contains("import { broken, shout } from \"@sandjar/tools/words\";"), system);
     }
 
     @Test
