@@ -696,7 +696,7 @@ async function serverCall(base, token, path, body) {
     json = null;
   }
   if (!r.ok) {
-    const why = json && json.error && json.error.message ? json.error.message : text;
+    const why = json && typeof json.message === "string" ? json.message : text;
     throw new BridgeError("HostError", "HOST_ERROR", "the server refused " + path + " (" + r.status + "): " + why);
   }
   if (!json.ok) {
@@ -746,7 +746,7 @@ async function probeFetch(base, token, allowPrivateNetwork) {
   if (!r.ok) {
     let why = "";
     try {
-      why = (await r.json()).error.message;
+      why = (await r.json()).message;
     } catch {
       why = "";
     }
