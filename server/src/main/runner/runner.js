@@ -565,7 +565,7 @@ function describe(v) {
 }
 
 /** WasmBudgets.DEFAULTS, which are also its ceilings. */
-const WASM_BUDGETS = Object.freeze({ callTimeoutMs: 5000, callsPerRun: 256, runTimeMs: 30_000 });
+const WASM_BUDGETS = Object.freeze({ callTimeoutMs: 5000, callsPerRun: 256, concurrentCalls: 2, runTimeMs: 30_000 });
 
 /**
  * The bridge of a WebAssembly module (packs/WasmRunner): each call checks its arguments as the
@@ -609,6 +609,8 @@ class WasmCalls {
   constructor() {
     this.calls = 0;
     this.usedMs = 0;
+    this.running = 0;
+    this.waiting = [];
     this.idle = [];
     this.all = new Set();
     this.ended = false;
@@ -624,11 +626,30 @@ class WasmCalls {
     if (this.calls >= WASM_BUDGETS.callsPerRun) {
       throw new BridgeError("WasmBudgetError", "WASM_CALL_LIMIT", where + ": a run may make at most " + WASM_BUDGETS.callsPerRun + " WebAssembly calls");
     }
-    const remaining = WASM_BUDGETS.runTimeMs - this.usedMs;
-    if (remaining <= 0) {
-      throw new BridgeError("WasmBudgetError", "WASM_TIME_BUDGET", where + ": the run's WebAssembly calls used their " + WASM_BUDGETS.runTimeMs + " ms together");
-    }
+    if (this.usedMs >= WASM_BUDGETS.runTimeMs) throw this.timeBudget(where);
     this.calls++;
+    // At most concurrentCalls at a time; the rest wait in order, as on the JVM.
+    while (this.running >= WASM_BUDGETS.concurrentCalls) {
+      await new Promise((resolve) => this.waiting.push(resolve));
+    }
+    if (this.ended) throw new BridgeError("CancelledError", "CANCELLED", where + ": the run ended");
+    this.running++;
+    try {
+      return await this.execute(where, module, f, values);
+    } finally {
+      this.running--;
+      const next = this.waiting.shift();
+      if (next) next();
+    }
+  }
+
+  timeBudget(where) {
+    return new BridgeError("WasmBudgetError", "WASM_TIME_BUDGET", where + ": the run's WebAssembly calls used their " + WASM_BUDGETS.runTimeMs + " ms together");
+  }
+
+  async execute(where, module, f, values) {
+    const remaining = WASM_BUDGETS.runTimeMs - this.usedMs;
+    if (remaining <= 0) throw this.timeBudget(where);
     const timeout = Math.min(WASM_BUDGETS.callTimeoutMs, remaining);
     const w = this.worker();
     const started = performance.now();

@@ -72,7 +72,7 @@ class BrowserRunnerTest {
                         .warmUp(Duration.ZERO)
                         .tokens(ServerHarness.ci(TOKEN))
                         // The parity table's packs beside the shipped ones: a WebAssembly module.
-                        .packs(ParityFixture.writePacks(profile.resolve("packs")))
+                        .packs(spinPack(ParityFixture.writePacks(profile.resolve("packs"))))
                         .build();
         app =
                 Javalin.create(
@@ -91,6 +91,81 @@ class BrowserRunnerTest {
                         .start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + app.port();
         browser = HeadlessRunner.open(base, TOKEN, profile.resolve("chromium"));
+    }
+
+    /**
+     * {@code @runner/spin}: {@code (module (func (export "spin") (loop (br 0))))}, a call that
+     * never returns, written beside the parity packs.
+     */
+    private static Path spinPack(Path packs) {
+        int[] b = {
+            0x00,
+            0x61,
+            0x73,
+            0x6d,
+            0x01,
+            0x00,
+            0x00,
+            0x00, // magic, version 1
+            0x01,
+            0x04,
+            0x01,
+            0x60,
+            0x00,
+            0x00, // type: () -> ()
+            0x03,
+            0x02,
+            0x01,
+            0x00, // function 0 has type 0
+            0x07,
+            0x08,
+            0x01,
+            0x04,
+            0x73,
+            0x70,
+            0x69,
+            0x6e,
+            0x00,
+            0x00, // export "spin"
+            0x0a,
+            0x09,
+            0x01,
+            0x07,
+            0x00,
+            0x03,
+            0x40,
+            0x0c,
+            0x00,
+            0x0b,
+            0x0b // loop br 0
+        };
+        byte[] bytes = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            bytes[i] = (byte) b[i];
+        }
+        Path spin = packs.resolve("@runner").resolve("spin");
+        try {
+            Files.createDirectories(spin);
+            Files.write(spin.resolve("spin.wasm"), bytes);
+            Files.writeString(
+                    spin.resolve("package.json"),
+                    """
+                    {
+                      "name": "@runner/spin",
+                      "version": "1.0.0",
+                      "sandjar": {
+                        "apiVersion": 1,
+                        "sandboxModules": [
+                          { "name": ".", "kind": "wasm", "file": "spin.wasm",
+                            "memoryPagesMax": 1, "exports": ["spin"] }
+                        ]
+                      }
+                    }
+                    """);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return packs;
     }
 
     @AfterAll
@@ -371,6 +446,28 @@ class BrowserRunnerTest {
                         .get("value")
                         .asInt(),
                 "i32 arithmetic wraps inside the module, as on the JVM");
+    }
+
+    @Test
+    void wasmBudgetsStopCallsAsOnTheJvm() {
+        JsonNode spin =
+                same(
+                        "import { spin } from \"@runner/spin\";\n"
+                                + "try { await spin(); return 'returned'; }"
+                                + " catch (e) { return [e.name, e.code, e.message]; }");
+        assertEquals(
+                "[\"TimeoutError\",\"WASM_TIMEOUT\",\"@runner/spin spin: ran longer than 5000 ms"
+                        + " and was stopped\"]",
+                spin.get("value").toString());
+        JsonNode calls =
+                same(
+                        "import { add } from \"@parity/geo/math\";\nlet n = 0;\n"
+                                + "try { for (let i = 0; i < 300; i++) { await add(i, 1); n++; } }"
+                                + " catch (e) { return [n, e.name, e.code, e.message]; }");
+        assertEquals(
+                "[256,\"WasmBudgetError\",\"WASM_CALL_LIMIT\",\"@parity/geo/math add: a run may"
+                        + " make at most 256 WebAssembly calls\"]",
+                calls.get("value").toString());
     }
 
     @Test
