@@ -26,6 +26,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * under the server's own Fetch bridge; and the refusals of each: a token without the grant or the
  * pack gets nothing it could not get from a run.
  */
+@Timeout(300)
 class ServerRunnerCallsTest {
     private static final String FULL = "runner-calls-full";
     private static final String PLAIN = "runner-calls-plain";
