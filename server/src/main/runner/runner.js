@@ -6,8 +6,10 @@
 // What it shares with the host rather than re-implements: the entry wrappers and the analyzer that
 // reads the code (host/analyzer.js on acorn, in a QuickJS of its own, as host/CodeAnalyzer.java
 // does) and the prelude that hardens the realm (host/prelude.js: no eval, no function
-// constructors, no timers, the sandbox's frames hidden). The rest mirrors host/RunExecution,
-// RunModuleLoader, ErrorClassifier and packs/PackLoader and CatalogSnapshot.explain.
+// constructors, no timers, the sandbox's frames hidden), and the Fetch bridge's guest half
+// (bridges/fetch.js, whose requests the server makes). The rest mirrors host/RunExecution,
+// RunModuleLoader, BridgeDispatcher, ErrorClassifier and packs/PackLoader, PackTrust, WasmRunner
+// and CatalogSnapshot.explain.
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import acornSource from "sandjar-text:acorn";
