@@ -6,13 +6,16 @@
 // What it shares with the host rather than re-implements: the entry wrappers and the analyzer that
 // reads the code (host/analyzer.js on acorn, in a QuickJS of its own, as host/CodeAnalyzer.java
 // does) and the prelude that hardens the realm (host/prelude.js: no eval, no function
-// constructors, no timers, the sandbox's frames hidden). The rest mirrors host/RunExecution,
-// RunModuleLoader, ErrorClassifier and packs/PackLoader and CatalogSnapshot.explain.
+// constructors, no timers, the sandbox's frames hidden), and the Fetch bridge's guest half
+// (bridges/fetch.js, whose requests the server makes). The rest mirrors host/RunExecution,
+// RunModuleLoader, BridgeDispatcher, ErrorClassifier and packs/PackLoader, PackTrust, WasmRunner
+// and CatalogSnapshot.explain.
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
 import acornSource from "sandjar-text:acorn";
 import analyzerSource from "sandjar-text:analyzer";
 import preludeSource from "sandjar-text:prelude";
+import fetchSource from "sandjar-text:fetch";
 
 // host/EntryModule.java's wrappers, character for character.
 const OPEN = "export default await (async function () {";
@@ -167,8 +170,8 @@ function explain(specifier, modules) {
     + "; it offers: " + offered.sort().join(", ");
 }
 
-async function sha256Hex(text) {
-  const bytes = new TextEncoder().encode(text);
+async function sha256Hex(data) {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -240,6 +243,43 @@ class Catalog {
   }
 
   /**
+   * A WebAssembly module's binary (`<specifier>::wasm`), checked against its X-Content-Sha256 and
+   * its facade's graph digest (which names that hash) before it is compiled; a mismatch is fetched
+   * once more past the browser's cache, then refused.
+   */
+  async wasm(specifier, facadeDigest) {
+    const id = specifier + "::wasm";
+    for (const cache of ["default", "reload"]) {
+      const r = await this.get("api/sandbox-modules/" + encodeId(id), cache);
+      if (!r.ok) throw new ModuleFailure("'" + id + "' cannot be delivered: the server answered " + r.status);
+      const bytes = new Uint8Array(await r.arrayBuffer());
+      if (bytes.length > MAX_WASM_BYTES) {
+        throw new ModuleFailure("'" + id + "' was refused: it is " + bytes.length + " bytes; the limit is " + MAX_WASM_BYTES);
+      }
+      const sha = r.headers.get("X-Content-Sha256");
+      const digest = r.headers.get("X-Content-Digest");
+      const actual = await sha256Hex(bytes);
+      let why = null;
+      if (!sha || actual !== sha.toLowerCase()) {
+        why = "'" + id + "' was refused: its body does not match its X-Content-Sha256 (" + sha + ", the body hashes to " + actual + ")";
+      } else if (digest !== facadeDigest) {
+        why = "'" + id + "' was refused: its graph digest " + digest + " is not its facade's " + facadeDigest;
+      }
+      if (why) {
+        if (cache === "reload") throw new ModuleFailure(why);
+        continue;
+      }
+      const functions = new Map();
+      for (const item of (r.headers.get("X-Sandbox-Wasm-Exports") || "").split(", ").filter((x) => x !== "")) {
+        const m = /^(\S+) \(([a-z0-9,]*)\)->(\S+) (.*)$/s.exec(decodeURIComponent(item));
+        if (!m) throw new ModuleFailure("'" + id + "' was refused: its X-Sandbox-Wasm-Exports is not the server's format");
+        functions.set(m[1], { name: m[1], params: m[2] === "" ? [] : m[2].split(","), result: m[3], wasmName: m[4] });
+      }
+      return { module: await WebAssembly.compile(bytes), functions };
+    }
+  }
+
+  /**
    * The declared specifiers' closures, fetched and verified before the guest starts (the catalog
    * contract is synchronous and fetching is not). Returns {problems} or {roots, files}.
    */
@@ -274,8 +314,8 @@ class Catalog {
 
   /**
    * One root's closure: every file its dependency headers name, and the graph ids of its pack's
-   * public modules (a pack file may import one by its specifier). A generated facade in it is a
-   * problem: its other half runs on a JVM host, which a browser does not have.
+   * public modules (a pack file may import one by its specifier). A WebAssembly facade's binary is
+   * fetched and verified with it; a host facade's calls go to the server when the guest makes them.
    */
   async fetchClosure(s, modules, bySpecifier) {
     const root = await this.deliver(s, bySpecifier.get(s).graphDigest);
@@ -294,9 +334,12 @@ class Catalog {
     }
     for (const f of own.values()) {
       const facade = facadeOf(f);
-      if (facade) {
-        return { problem: (f === root ? "it is " : "it imports " + facade.specifier + ", ") + facade.what + ", and the browser runner has no host side to run it" };
-      }
+      if (!facade) continue;
+      const m = /^import host from "sandjar:bridge\/([^"]+)";$/m.exec(f.source);
+      if (!m) throw new ModuleFailure("'" + f.id + "' was refused: a generated facade that names no bridge");
+      f.bridge = m[1];
+      f.specifier = facade.specifier;
+      if (!f.host) f.wasm = await this.wasm(facade.specifier, f.digest);
     }
     const entries = new Map();
     const pack = packageOf(s);
@@ -319,6 +362,57 @@ function facadeOf(record) {
 }
 
 class ModuleFailure extends Error {}
+
+const BRIDGE_MODULE = "sandjar:bridge/";
+
+/** packs/PackFiles.MAX_WASM_BYTES: the largest WebAssembly binary discovery reads. */
+const MAX_WASM_BYTES = 4 * MIB;
+
+// ---- the guard of untrusted pack code: packs/PackTrust, the same names and the same text ----
+
+const GUARD_MODULE = "sandjar-packs::guard";
+
+/** PackTrust.DEFAULT_WITHHELD. */
+const WITHHELD = ["fetch", "workspace", "getSecret", "secrets", "progress", "video", "media", "image", "createCanvas", "audio"];
+const GLOBAL_OBJECT_NAMES = ["globalThis", "self", "global"];
+
+/** PackTrust.STANDARD_GLOBALS. */
+const STANDARD_GLOBALS = [
+  "AggregateError", "Array", "ArrayBuffer", "Atomics", "BigInt", "BigInt64Array", "BigUint64Array",
+  "Boolean", "DataView", "Date", "Error", "EvalError", "FinalizationRegistry", "Float16Array",
+  "Float32Array", "Float64Array", "Function", "Infinity", "Int16Array", "Int32Array", "Int8Array",
+  "Iterator", "JSON", "Map", "Math", "NaN", "Number", "Object", "Promise", "Proxy", "RangeError",
+  "ReferenceError", "Reflect", "RegExp", "Set", "SharedArrayBuffer", "String", "Symbol",
+  "SyntaxError", "TypeError", "URIError", "Uint16Array", "Uint32Array", "Uint8Array",
+  "Uint8ClampedArray", "WeakMap", "WeakRef", "WeakSet", "decodeURI", "decodeURIComponent",
+  "encodeURI", "encodeURIComponent", "escape", "isFinite", "isNaN", "parseFloat", "parseInt",
+  "queueMicrotask", "undefined", "unescape",
+];
+
+/** PackTrust.GUARD_SOURCE, character for character. */
+const GUARD_SOURCE = "// Generated by Sandjar: the guard of untrusted pack code (docs/packs.md, \"Trust\").\n"
+  + "Error.prepareStackTrace = undefined;\n"
+  + "Object.defineProperty(Error, \"prepareStackTrace\", { value: undefined, writable: false, enumerable: false, configurable: false });\n"
+  + "export const safeGlobal = Object.freeze({\n"
+  + STANDARD_GLOBALS.map((n) => "  " + n + ": typeof " + n + " === \"undefined\" ? undefined : " + n + ",\n").join("")
+  + "});\n";
+
+/**
+ * PackTrust.guardUnparsed: the guard on the file's first line, shadowing every withheld name the
+ * file can name. (The JVM asks its parser first and leaves a name the file declares itself to the
+ * file; here such a file fails to load with a redeclaration error naming it, as a guarded npm
+ * bundle does on the JVM.)
+ */
+function guardPrefix(source) {
+  const escapes = source.includes("\\u");
+  const names = WITHHELD.concat(GLOBAL_OBJECT_NAMES).filter((n) => escapes || source.includes(n));
+  const global = names.filter((n) => GLOBAL_OBJECT_NAMES.includes(n)).map((n) => "safeGlobal as " + n);
+  const shadows = names.filter((n) => !GLOBAL_OBJECT_NAMES.includes(n)).map((n) => n + " = undefined");
+  let s = "import \"" + GUARD_MODULE + "\"; ";
+  if (global.length) s += "import { " + global.join(", ") + " } from \"" + GUARD_MODULE + "\"; ";
+  if (shadows.length) s += "const " + shadows.join(", ") + "; ";
+  return s;
+}
 
 /** A delivery id in a path: percent-encoded outside A-Za-z0-9@/:._~- (server/ModuleIds). */
 const encodeId = (id) =>
@@ -354,22 +448,43 @@ class RunLoader {
     this.linking = false;
     this.refused = new Map();
     this.count = 0;
+    this.bridgeSources = new Map();
+    this.trusted = (closure && closure.trusted) || new Set();
+    // Set by the run once its realm is ready: makes a facade's bridge, returns its module's source.
+    this.openBridge = () => {
+      throw new ModuleFailure("the run has no bridges");
+    };
+    // Set by the run: hides a facade's frames and source from the guest, as the prelude's trust().
+    this.hide = () => {};
+  }
+
+  /** Whether a pack's files are served with the guard: every pack not shipped or trusted. */
+  guarded(pack) {
+    return !this.trusted.has(pack);
   }
 
   resolve(importer, specifier) {
     if (!this.linking) {
       throw new ModuleFailure("dynamic import() is not allowed in the sandbox; import it statically at the top of the code");
     }
-    if (specifier.startsWith("sandjar:bridge/")) {
-      throw new ModuleFailure("a bridge module can only be imported by the module that declares it");
-    }
     const from = this.files.get(importer);
+    if (specifier.startsWith(BRIDGE_MODULE)) {
+      const name = specifier.substring(BRIDGE_MODULE.length);
+      if (!from || from.bridge !== name) {
+        throw new ModuleFailure("a bridge module can only be imported by the module that declares it");
+      }
+      if (!this.bridgeSources.has(specifier)) {
+        this.bridgeSources.set(specifier, this.openBridge(from));
+      }
+      return specifier;
+    }
     if (from) {
       const pack = from.fileId.substring(0, from.fileId.indexOf("::"));
       const file = from.fileId.substring(pack.length + 2);
       if (facadeOf(from)) {
         throw new ModuleFailure("a generated facade imports nothing but its own bridge");
       }
+      if (specifier === GUARD_MODULE && this.guarded(pack)) return GUARD_MODULE;
       let target = null;
       if (specifier.startsWith("./") || specifier.startsWith("../")) {
         const path = sibling(file, specifier);
@@ -402,13 +517,263 @@ class RunLoader {
   load(name) {
     const refused = this.refused.get(name);
     if (refused) return { error: refused };
+    const bridge = this.bridgeSources.get(name);
+    if (bridge) return bridge;
+    if (name === GUARD_MODULE) return GUARD_SOURCE;
     const m = this.files.get(name);
     if (!m) return { error: "cannot import '" + name + "': module " + name + " was not resolved" };
-    const facade = facadeOf(m);
-    if (facade) {
-      return { error: "cannot import '" + facade.specifier + "': it is " + facade.what + ", and the browser runner has no host side to run it" };
+    if (facadeOf(m)) {
+      this.hide(name, m.source);
+      return m.source;
     }
-    return m.source;
+    const pack = m.fileId.substring(0, m.fileId.indexOf("::"));
+    return this.guarded(pack) ? guardPrefix(m.source) + m.source : m.source;
+  }
+}
+
+// ---- bridges: the host half of what the guest calls (host/BridgeDispatcher) ----
+
+/** A bridge operation's failure, as the guest sees it: an Error with this name and code. */
+class BridgeError extends Error {
+  constructor(name, code, message) {
+    super(message);
+    this.errorName = name;
+    this.code = code;
+  }
+}
+
+const invalidArgument = (message) => new BridgeError("TypeError", "INVALID_ARGUMENT", message);
+
+/** transport/GuestValues.describe, for a value in the transport's JSON. */
+function describe(v) {
+  if (v === null) return "null";
+  if (typeof v === "string") return "a string";
+  if (typeof v === "number") return "a number";
+  if (typeof v === "boolean") return "a boolean";
+  if (Array.isArray(v)) return "an array";
+  switch (v.$sj) {
+    case "undef": return "undefined";
+    case "num": return "a number";
+    case "bigint": return "a bigint";
+    case "date": return "a Date";
+    case "regexp": return "a RegExp";
+    case "error": return "an Error";
+    case "map": return "a Map";
+    case "set": return "a Set";
+    case "str": return "a string";
+    case "bytes": return v.type === "Uint8Array" ? "a Uint8Array" : (v.type.startsWith("A") ? "an " : "a ") + v.type;
+    default: return "an object";
+  }
+}
+
+/** WasmBudgets.DEFAULTS, which are also its ceilings. */
+const WASM_BUDGETS = Object.freeze({ callTimeoutMs: 5000, callsPerRun: 256, concurrentCalls: 2, runTimeMs: 30_000 });
+
+/**
+ * The bridge of a WebAssembly module (packs/WasmRunner): each call checks its arguments as the
+ * host does, then runs on a worker of the run's own, on a fresh instance of the verified module,
+ * and is stopped (the worker terminated) past the call timeout.
+ */
+function wasmBridge(name, specifier, wasm, run) {
+  const ops = {};
+  for (const f of wasm.functions.values()) {
+    ops[f.name] = (args) => {
+      const where = name + "." + f.name;
+      if (args.length > f.params.length) {
+        throw invalidArgument(where + " takes at most " + f.params.length + " argument(s), got " + args.length);
+      }
+      const own = specifier + " " + f.name;
+      const values = f.params.map((type, i) => {
+        const v = i < args.length ? args[i] : null;
+        const param = "argument " + (i + 1) + " (arg" + i + ":" + type + ")";
+        if (v === null || (v && v.$sj === "undef")) {
+          throw invalidArgument(where + ": " + param + " is required" + (v === null ? "" : ", got undefined"));
+        }
+        if (type === "i32") {
+          if (typeof v !== "number" || !Number.isInteger(v)) throw invalidArgument(where + ": " + param + " must be an integer, got " + describe(v));
+          if (v < -2147483648 || v > 2147483647) {
+            throw invalidArgument(where + ": " + param + " must be between -2147483648 and 2147483647, got " + describe(v));
+          }
+          return v;
+        }
+        if (typeof v === "number") return v;
+        if (v.$sj === "num") return Number(v.v);
+        throw invalidArgument(own + ": argument " + (i + 1) + " must be a number");
+      });
+      return run.wasmCall(own, wasm.module, f, values);
+    };
+  }
+  return ops;
+}
+
+/** A run's WebAssembly calls: the budgets of packs/WasmBudgets, on workers it owns. */
+class WasmCalls {
+  constructor() {
+    this.calls = 0;
+    this.usedMs = 0;
+    this.running = 0;
+    this.waiting = [];
+    this.idle = [];
+    this.all = new Set();
+    this.ended = false;
+  }
+
+  worker() {
+    const w = this.idle.pop() || new Worker(new URL("wasm-worker.js", import.meta.url));
+    this.all.add(w);
+    return w;
+  }
+
+  async call(where, module, f, values) {
+    if (this.calls >= WASM_BUDGETS.callsPerRun) {
+      throw new BridgeError("WasmBudgetError", "WASM_CALL_LIMIT", where + ": a run may make at most " + WASM_BUDGETS.callsPerRun + " WebAssembly calls");
+    }
+    if (this.usedMs >= WASM_BUDGETS.runTimeMs) throw this.timeBudget(where);
+    this.calls++;
+    // At most concurrentCalls at a time; the rest wait in order, as on the JVM.
+    while (this.running >= WASM_BUDGETS.concurrentCalls) {
+      await new Promise((resolve) => this.waiting.push(resolve));
+    }
+    if (this.ended) throw new BridgeError("CancelledError", "CANCELLED", where + ": the run ended");
+    this.running++;
+    try {
+      return await this.execute(where, module, f, values);
+    } finally {
+      this.running--;
+      const next = this.waiting.shift();
+      if (next) next();
+    }
+  }
+
+  timeBudget(where) {
+    return new BridgeError("WasmBudgetError", "WASM_TIME_BUDGET", where + ": the run's WebAssembly calls used their " + WASM_BUDGETS.runTimeMs + " ms together");
+  }
+
+  async execute(where, module, f, values) {
+    const remaining = WASM_BUDGETS.runTimeMs - this.usedMs;
+    if (remaining <= 0) throw this.timeBudget(where);
+    const timeout = Math.min(WASM_BUDGETS.callTimeoutMs, remaining);
+    const w = this.worker();
+    const started = performance.now();
+    const answer = await new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        w.terminate();
+        this.all.delete(w);
+        resolve({ timedOut: true });
+      }, timeout);
+      w.onmessage = (e) => {
+        clearTimeout(timer);
+        resolve(e.data);
+      };
+      w.onerror = (e) => {
+        clearTimeout(timer);
+        w.terminate();
+        this.all.delete(w);
+        resolve({ ok: false, kind: "error", message: e.message || "the worker failed" });
+      };
+      w.postMessage({ module, name: f.wasmName, args: values });
+    });
+    this.usedMs += performance.now() - started;
+    if (answer.timedOut) {
+      throw new BridgeError("TimeoutError", "WASM_TIMEOUT", where + ": ran longer than " + timeout + " ms and was stopped");
+    }
+    if (this.all.has(w)) {
+      if (this.ended) {
+        w.terminate();
+      } else {
+        this.idle.push(w);
+      }
+    }
+    if (answer.ok) return f.result === "void" ? { undef: true } : { num: answer.value };
+    if (answer.kind === "stack") throw new BridgeError("WasmTrap", "WASM_TRAP", where + ": trapped: call stack exhausted");
+    if (answer.kind === "memory") throw new BridgeError("WasmTrap", "WASM_MEMORY", where + ": the host ran out of memory for the call");
+    throw new BridgeError("WasmTrap", "WASM_TRAP", where + ": trapped: " + answer.message);
+  }
+
+  end() {
+    this.ended = true;
+    this.all.forEach((w) => w.terminate());
+    this.all.clear();
+    this.idle = [];
+  }
+}
+
+/**
+ * What the page asks the server to do for the guest (server/RunnerCalls): a small run under the
+ * same token. Its answer's value is {value} or {error: {name, message, code}}.
+ */
+async function serverCall(base, token, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  let r;
+  try {
+    r = await fetch(new URL(path, base), { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
+  } catch (e) {
+    throw new BridgeError("HostError", "HOST_ERROR", path + " could not be reached: " + e.message);
+  }
+  const text = await r.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  if (!r.ok) {
+    const why = json && typeof json.message === "string" ? json.message : text;
+    throw new BridgeError("HostError", "HOST_ERROR", "the server refused " + path + " (" + r.status + "): " + why);
+  }
+  if (!json.ok) {
+    const e = json.error;
+    throw new BridgeError(e.name, "HOST_ERROR", e.message);
+  }
+  const v = json.value;
+  if (v.error) throw new BridgeError(v.error.name, v.error.code, v.error.message);
+  return v.value;
+}
+
+/** A host module's bridge: every call is the server's (POST /api/runner/host-calls). */
+function hostBridge(specifier, run) {
+  return new Proxy({}, {
+    get: (target, op) => (typeof op !== "string" ? undefined : (args) => serverCall(run.base, run.token, "api/runner/host-calls", { module: specifier, export: op, args }).then((v) => ({ json: JSON.stringify(v) }))),
+  });
+}
+
+const fromBase64 = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+
+/** The fetch bridge: the server's Fetch (POST /api/runner/fetches) behind the host's fetch.js. */
+function fetchBridge(run) {
+  return {
+    request: (args) => {
+      const [url, method, headers, bytes, text, truncate] = args;
+      const body = { url, method, headers, bytes: bytes === undefined ? null : bytes, text: text === undefined ? null : text, truncate: truncate === true };
+      if (run.allowPrivateNetwork) body.allowPrivateNetwork = true;
+      return serverCall(run.base, run.token, "api/runner/fetches", body).then((v) => ({ json: JSON.stringify(v) }));
+    },
+    decode: (args) => {
+      const b = args[0];
+      if (!b || b.$sj !== "bytes" || b.base64 === undefined) {
+        throw invalidArgument("fetch.decode: argument 1 (body) must be a Uint8Array or ArrayBuffer, got " + describe(b === undefined ? null : b));
+      }
+      return { str: new TextDecoder().decode(fromBase64(b.base64)) };
+    },
+  };
+}
+
+/** Asks the server whether the token's policy grants fetch (a 403 names what it allows). */
+async function probeFetch(base, token, allowPrivateNetwork) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  const body = allowPrivateNetwork ? { probe: true, allowPrivateNetwork: true } : { probe: true };
+  const r = await fetch(new URL("api/runner/fetches", base), { method: "POST", headers, body: JSON.stringify(body), cache: "no-store" });
+  if (r.status === 401) throw new RunnerRequestError("the server refused the token (401): give the runner a valid token");
+  if (!r.ok) {
+    let why = "";
+    try {
+      why = (await r.json()).message;
+    } catch {
+      why = "";
+    }
+    throw new RunnerRequestError("the server refused fetch (" + r.status + "): " + why);
   }
 }
 
@@ -534,6 +899,72 @@ const ENCODER = `(function () {
   return (v) => JSON.stringify(walk(v, []));
 })()`;
 
+// The transport's JSON (with inlined base64) back into guest values: what bridges answer.
+const DECODER = `(function () {
+  "use strict";
+  const bytes = (b64) => {
+    const a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const clean = b64.replace(/=+$/, "");
+    const out = new Uint8Array(Math.floor(clean.length * 3 / 4));
+    let bits = 0, n = 0, j = 0;
+    for (let i = 0; i < clean.length; i++) {
+      bits = (bits << 6) | a.indexOf(clean[i]);
+      n += 6;
+      if (n >= 8) { n -= 8; out[j++] = (bits >> n) & 255; }
+    }
+    return out;
+  };
+  const typed = { Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+    Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
+  function revive(v) {
+    if (v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map(revive);
+    switch (v.$sj) {
+      case undefined: {
+        const out = {};
+        for (const k of Object.keys(v)) out[k] = revive(v[k]);
+        return out;
+      }
+      case "undef": return undefined;
+      case "num": return Number(v.v);
+      case "bigint": return BigInt(v.v);
+      case "date": return new Date(v.v === null ? NaN : v.v);
+      case "regexp": return new RegExp(v.source, v.flags);
+      case "error": { const e = new Error(v.message); e.name = v.name; return e; }
+      case "map": return new Map(v.v.map(([k, x]) => [revive(k), revive(x)]));
+      case "set": return new Set(v.v.map(revive));
+      case "obj": { const out = {}; for (const k of Object.keys(v.v)) out[k] = revive(v.v[k]); return out; }
+      case "bytes": {
+        const b = bytes(v.base64);
+        if (v.type === "Uint8Array") return b;
+        if (v.type === "ArrayBuffer") return b.buffer;
+        if (v.type === "DataView") return new DataView(b.buffer);
+        const T = typed[v.type];
+        return T ? new T(b.buffer) : b;
+      }
+      default: throw new TypeError("an unknown transport marker: " + v.$sj);
+    }
+  }
+  return (json) => revive(JSON.parse(json));
+})()`;
+
+// A bridge failure as the guest sees it (host/BridgeDispatcher.errorValue): an Error of the named
+// class when it is a standard one, else an Error with that name, and its code.
+const MAKE_ERROR = `(function () {
+  "use strict";
+  const classes = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+  return (name, message, code) => {
+    const C = Object.prototype.hasOwnProperty.call(classes, name) ? classes[name] : Error;
+    const e = new C(message);
+    if (C === Error && name !== "Error") e.name = name;
+    e.code = code;
+    return e;
+  };
+})()`;
+
+/** host/Limits: host operations in flight at once. */
+const PENDING_OPERATIONS = 1000;
+
 // What the guest threw, as host/ThrownValues names it: an Error's name, message and stack; any
 // other value by its type.
 const THROWN = `(function () {
@@ -593,6 +1024,9 @@ export async function run(code, options = {}) {
   const stats = () => ({ wallMs: Math.round(performance.now() - started), runner: "browser" });
   const entry = await buildEntry(code);
   const catalog = new Catalog(base, options.token);
+  const fetchAsked = options.capabilities && options.capabilities.fetch;
+  const allowPrivateNetwork = !!(fetchAsked && fetchAsked.allowPrivateNetwork);
+  if (fetchAsked) await probeFetch(base, options.token, allowPrivateNetwork);
   let loader = new RunLoader();
   if (entry.imports && entry.imports.length) {
     let closure;
@@ -605,7 +1039,10 @@ export async function run(code, options = {}) {
     if (closure.problems) {
       return failure(id, "IMPORT", "ImportError", closure.problems.join("; "), [], null);
     }
-    loader = new RunLoader(closure);
+    // Shipped packs and the ones the caller names are trusted; every other pack is guarded.
+    const trusted = new Set(options.trust || []);
+    (await catalog.modules()).forEach((m) => m.shipped && trusted.add(m.pack));
+    loader = new RunLoader({ ...closure, trusted });
   }
   if (entry.syntaxError) {
     const s = entry.syntaxError;
@@ -640,6 +1077,10 @@ export async function run(code, options = {}) {
   runtime.setMemoryLimit(heapBytes);
   runtime.setMaxStackSize(limits.stackBytes);
   const context = runtime.newContext();
+  const pending = new Set();
+  const handles = [];
+  const wasmCalls = new WasmCalls();
+  let ended = false;
   try {
     // A refused import fails as on the JVM: a ReferenceError "cannot import '<specifier>': why".
     const makeReference = context.unwrapResult(context.evalCode("(m) => new ReferenceError(m)", "sandjar:errors.js"));
@@ -658,6 +1099,11 @@ export async function run(code, options = {}) {
     );
     const encode = context.unwrapResult(context.evalCode(ENCODER, "sandjar:encoder.js"));
     const thrown = context.unwrapResult(context.evalCode(THROWN, "sandjar:thrown.js"));
+    const decode = context.unwrapResult(context.evalCode(DECODER, "sandjar:decoder.js"));
+    const makeError = context.unwrapResult(context.evalCode(MAKE_ERROR, "sandjar:error.js"));
+    const setBridge = context.unwrapResult(context.evalCode(
+      "(key, host) => { globalThis[Symbol.for(key)] = host; }", "sandjar:bridges.js"));
+    handles.push(decode, makeError, setBridge);
     const console = context.newObject();
     for (const level of ["log", "info", "warn", "error", "debug"]) {
       const fn = context.newFunction(level, (...args) => {
@@ -670,17 +1116,105 @@ export async function run(code, options = {}) {
     // The prelude's install(): no bridges but the console, which the page defines as a bridge
     // would; then eval, the function constructors and timers are gone and the frames hidden.
     const install = context.unwrapResult(context.evalCode(preludeSource, "sandjar:prelude.js"));
-    const factory = context.unwrapResult(context.evalCode("(c) => [() => ({ console: c })]", "sandjar:console.js"));
+    const bridgeNames = fetchAsked ? ["console", "fetch"] : ["console"];
+    const factory = context.unwrapResult(context.evalCode(
+      "(c) => [() => ({ console: c })" + (fetchAsked ? ", " + fetchSource.trim().replace(/;$/, "") : "") + "]",
+      "sandjar:bridges/fetch.js"));
     const factories = context.unwrapResult(context.callFunction(factory, context.undefined, console));
-    const names = context.unwrapResult(context.evalCode('["console"]', "sandjar:names.js"));
+    const names = context.unwrapResult(context.evalCode(JSON.stringify(bridgeNames), "sandjar:names.js"));
     const none = context.unwrapResult(context.evalCode("[]", "sandjar:none.js"));
-    const codec = context.unwrapResult(context.evalCode("({ encode: () => [], decode: () => ({}) })", "sandjar:codec.js"));
-    const refuse = context.newFunction("dispatch", () => {
-      throw new Error("the browser runner has no host operations");
+    const codec = context.unwrapResult(context.callFunction(
+      context.unwrapResult(context.evalCode("(e) => ({ encode: (args) => [e(args), null], decode: () => ({}) })", "sandjar:codec.js")),
+      context.undefined, encode));
+    // The bridges by dispatch index: console and fetch (when granted), then each facade's as the
+    // loader opens it (host/RunModuleLoader appends them the same way).
+    const run = { base, token: options.token, allowPrivateNetwork, wasmCall: (...a) => wasmCalls.call(...a) };
+    const bridges = bridgeNames.map((name) => ({ name, ops: name === "fetch" ? fetchBridge(run) : {} }));
+    const guestValue = (out) => {
+      if (out.undef) return context.undefined;
+      if (out.num !== undefined) return context.newNumber(out.num);
+      if (out.str !== undefined) return context.newString(out.str);
+      const json = context.newString(out.json);
+      try {
+        return context.unwrapResult(context.callFunction(decode, context.undefined, json));
+      } finally {
+        json.dispose();
+      }
+    };
+    const guestError = (e) => {
+      const args = [e.errorName, e.message, e.code].map((x) => context.newString(String(x)));
+      try {
+        return context.unwrapResult(context.callFunction(makeError, context.undefined, ...args));
+      } finally {
+        args.forEach((a) => a.dispose());
+      }
+    };
+    const asBridgeError = (where, e) => (e instanceof BridgeError ? e
+      : new BridgeError("HostError", "HOST_ERROR", where + " failed on the host (" + (e && e.name) + ")"));
+    const dispatch = context.newFunction("dispatch", (iH, opH, argsH) => {
+      const bridge = bridges[context.getNumber(iH)];
+      const op = context.getString(opH);
+      const where = bridge.name + "." + op;
+      if (ended) {
+        return { error: guestError(new BridgeError("CancelledError", "CANCELLED", "the run has been cancelled or has ended; no further host calls are possible")) };
+      }
+      const handler = Object.prototype.hasOwnProperty.call(bridge.ops, op) || bridge.host ? bridge.ops[op] : undefined;
+      if (typeof handler !== "function") {
+        return { error: guestError(new BridgeError("TypeError", "UNKNOWN_OPERATION", "bridge " + bridge.name + " has no operation '" + op + "'")) };
+      }
+      if (pending.size >= PENDING_OPERATIONS) {
+        return { error: guestError(new BridgeError("RangeError", "PENDING_LIMIT", where + ": " + pending.size + " host operations are already in flight; the limit (pendingOperations) is " + PENDING_OPERATIONS)) };
+      }
+      let out;
+      try {
+        out = handler(JSON.parse(context.getString(argsH)));
+      } catch (e) {
+        return { error: guestError(asBridgeError(where, e)) };
+      }
+      if (!(out instanceof Promise)) return guestValue(out);
+      const deferred = context.newPromise();
+      const work = out.then(
+        (v) => ({ ok: v }),
+        (e) => ({ failed: asBridgeError(where, e) }),
+      ).then((settled) => {
+        pending.delete(work);
+        if (ended) return; // the instance is dropped with the run
+        const h = settled.failed ? guestError(settled.failed) : guestValue(settled.ok);
+        if (settled.failed) deferred.reject(h);
+        else deferred.resolve(h);
+        if (h !== context.undefined) h.dispose();
+        deferred.dispose();
+      });
+      pending.add(work);
+      return deferred.handle;
     });
-    const installed = context.callFunction(install, context.undefined, refuse, codec, factories, names, none);
-    context.unwrapResult(installed).dispose();
-    [install, factory, factories, names, none, codec, refuse, console].forEach((h) => h.dispose());
+    const installed = context.callFunction(install, context.undefined, dispatch, codec, factories, names, none);
+    const api = context.unwrapResult(installed);
+    const makeHost = context.getProp(api, "makeHost");
+    const trustFn = context.getProp(api, "trust");
+    handles.push(api, makeHost, trustFn, dispatch);
+    loader.hide = (name, source) => {
+      const args = [context.newString(name), context.newString(source)];
+      context.unwrapResult(context.callFunction(trustFn, context.undefined, ...args)).dispose();
+      args.forEach((a) => a.dispose());
+    };
+    loader.openBridge = (facade) => {
+      const index = bridges.length;
+      bridges.push({
+        name: facade.bridge,
+        host: !!facade.host,
+        ops: facade.host ? hostBridge(facade.specifier, run) : wasmBridge(facade.bridge, facade.specifier, facade.wasm, run),
+      });
+      const key = "sandjar.bridge." + facade.bridge;
+      const i = context.newNumber(index);
+      const n = context.newString(facade.bridge);
+      const k = context.newString(key);
+      const host = context.unwrapResult(context.callFunction(makeHost, context.undefined, i, n));
+      context.unwrapResult(context.callFunction(setBridge, context.undefined, k, host)).dispose();
+      [i, n, k, host].forEach((h) => h.dispose());
+      return "const key = Symbol.for(\"" + key + "\");\nconst host = globalThis[key];\ndelete globalThis[key];\nexport default host;\n";
+    };
+    [install, factory, factories, names, none, codec, console].forEach((h) => h.dispose());
 
     const fail = (handle, compiling) => {
       const e = JSON.parse(context.getString(context.unwrapResult(context.callFunction(thrown, context.undefined, handle))));
@@ -730,6 +1264,11 @@ export async function run(code, options = {}) {
         if (spentOut()) return timeout();
         return fail(state.error, false);
       }
+      if (!runtime.hasPendingJob() && pending.size > 0) {
+        // Host work in flight (a WebAssembly call, a call to the server): waiting costs no budget.
+        await Promise.race(pending);
+        continue;
+      }
       if (!runtime.hasPendingJob()) {
         promise.dispose();
         if (spentOut()) return timeout();
@@ -771,7 +1310,10 @@ export async function run(code, options = {}) {
     }
     throw e;
   } finally {
+    ended = true;
+    wasmCalls.end();
     try {
+      handles.forEach((h) => h.alive && h.dispose());
       context.dispose();
       runtime.dispose();
     } catch {

@@ -213,7 +213,7 @@ public final class ModuleCatalog {
     /**
      * The source of one module for a client that runs the guest elsewhere, by opaque id: a public
      * specifier, or a graph id from a delivery's {@code dependencyIds}. Only modules this catalog
-     * serves are delivered; WebAssembly binaries never are (they run on the host).
+     * serves are delivered; a WebAssembly module's binary is {@link #authorizeWasm}'s.
      *
      * @throws ModuleDeliveryException NOT_FOUND for an id nothing serves, REFUSED for a module the
      *     catalog withholds
@@ -249,6 +249,53 @@ public final class ModuleCatalog {
                 List.copyOf(new java.util.LinkedHashSet<>(n.imports().values())),
                 n.hostId(),
                 n.npm());
+    }
+
+    /**
+     * The binary of a WebAssembly module, for a runner that calls the module itself (the browser
+     * runner), by the module's public specifier or its facade's graph id. Only modules this catalog
+     * serves are delivered.
+     *
+     * @throws ModuleDeliveryException NOT_FOUND for an id that names no WebAssembly module this
+     *     catalog serves, REFUSED for one the catalog withholds
+     */
+    public WasmDelivery authorizeWasm(String moduleId) {
+        Objects.requireNonNull(moduleId, "moduleId");
+        CatalogSnapshot s = snapshot;
+        CatalogSnapshot.Served served = s.specifiers.get(moduleId);
+        CatalogSnapshot.Located located =
+                s.nodes.get(served != null ? served.entry().nodeId() : moduleId);
+        if (located == null) {
+            CatalogSnapshot.Why why = s.why(moduleId);
+            throw new ModuleDeliveryException(
+                    why.refused()
+                            ? ModuleDeliveryException.Reason.REFUSED
+                            : ModuleDeliveryException.Reason.NOT_FOUND,
+                    "'" + moduleId + "' cannot be delivered: " + why.message());
+        }
+        DiscoveredPack.Node n = located.node();
+        if (n.kind() != DiscoveredPack.NodeKind.WASM_FACADE) {
+            throw new ModuleDeliveryException(
+                    ModuleDeliveryException.Reason.NOT_FOUND,
+                    "'" + moduleId + "' is not a WebAssembly module");
+        }
+        List<WasmDelivery.Function> functions = new ArrayList<>();
+        for (WasmCheck.Function f : n.wasm().functions()) {
+            functions.add(
+                    new WasmDelivery.Function(
+                            f.as(),
+                            f.wasm(),
+                            f.params().stream().map(WasmCheck.Scalar::wat).toList(),
+                            f.result() == null ? "void" : f.result().wat()));
+        }
+        return new WasmDelivery(
+                n.entrySpecifier(),
+                located.pack().name,
+                n.id(),
+                located.pack().graphDigests.get(n.id()),
+                n.wasmSha256(),
+                n.wasm().bytes(),
+                functions);
     }
 
     public static final class Builder {

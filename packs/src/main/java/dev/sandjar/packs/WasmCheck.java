@@ -64,10 +64,37 @@ final class WasmCheck {
         }
     }
 
-    /** A module that passed: parsed once, instantiated per call. */
-    record Checked(WasmModule module, List<Function> functions) {
+    /**
+     * A module that passed: parsed once, instantiated per call. {@code bytes} is the binary that
+     * was checked, kept for delivery to a browser runner (never handed out without a copy).
+     */
+    record Checked(WasmModule module, List<Function> functions, byte[] bytes) {
         Checked {
             functions = List.copyOf(functions);
+            bytes = bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Checked c
+                    && module.equals(c.module)
+                    && functions.equals(c.functions)
+                    && java.util.Arrays.equals(bytes, c.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(module, functions, java.util.Arrays.hashCode(bytes));
+        }
+
+        @Override
+        public String toString() {
+            return "Checked[" + functions + ", " + bytes.length + " bytes]";
         }
     }
 
@@ -156,7 +183,7 @@ final class WasmCheck {
             }
         }
         List<Function> functions = exports(module, spec, problems);
-        return problems.size() == before ? new Checked(module, functions) : null;
+        return problems.size() == before ? new Checked(module, functions, bytes) : null;
     }
 
     private static List<Function> exports(

@@ -3,6 +3,7 @@ package dev.sandjar.packs;
 import static dev.sandjar.packs.Fixtures.json;
 import static dev.sandjar.packs.Fixtures.manifest;
 import static dev.sandjar.packs.Fixtures.write;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -548,6 +549,45 @@ class DiscoveryTest {
                     ModuleDeliveryException.Reason.NOT_FOUND,
                     assertThrows(ModuleDeliveryException.class, () -> c.authorizeDelivery(id))
                             .reason(),
+                    id);
+        }
+    }
+
+    @Test
+    void aWasmBinaryIsDeliveredAsDiscoveryCheckedIt(@TempDir Path root) {
+        Path d = root.resolve("geo");
+        write(
+                d,
+                "package.json",
+                manifest("@acme/geo", js(".", "a.js") + "," + wasm("w", "w.wasm"), ""));
+        write(d, "a.js", OK);
+        byte[] bytes = WasmBytes.add("add");
+        write(d, "w.wasm", bytes);
+        ModuleCatalog c = catalog(root);
+        assertEquals(List.of(), c.diagnostics());
+
+        WasmDelivery w = c.authorizeWasm("@acme/geo/w");
+        assertEquals(w, c.authorizeWasm("@acme/geo/w::facade"), "by its facade's graph id too");
+        assertEquals("@acme/geo/w", w.specifier());
+        assertEquals("@acme/geo", w.pack());
+        assertEquals("@acme/geo/w::facade", w.graphId());
+        assertArrayEquals(bytes, w.bytes());
+        assertEquals(Digests.sha256Hex(bytes), w.sha256());
+        assertEquals(digest(c, "@acme/geo/w"), w.graphDigest());
+        assertEquals(
+                List.of(new WasmDelivery.Function("add", "add", List.of("i32", "i32"), "i32")),
+                w.functions());
+        assertFalse(w.toString().contains(root.toString()), "no filesystem path: " + w);
+
+        write(d, "w.wasm", Fixtures.paddedWasm(1));
+        assertArrayEquals(bytes, w.bytes(), "a delivery keeps the binary it was made from");
+        c.reload();
+        assertEquals(
+                Digests.sha256Hex(Fixtures.paddedWasm(1)), c.authorizeWasm("@acme/geo/w").sha256());
+        for (String id : List.of("@acme/geo", "@acme/geo::a.js", "@acme/nope", "/etc/passwd")) {
+            assertEquals(
+                    ModuleDeliveryException.Reason.NOT_FOUND,
+                    assertThrows(ModuleDeliveryException.class, () -> c.authorizeWasm(id)).reason(),
                     id);
         }
     }

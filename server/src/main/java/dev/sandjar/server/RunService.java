@@ -468,7 +468,7 @@ final class RunService {
         return caps.build();
     }
 
-    private static void require(Policy policy, String capability) {
+    static void require(Policy policy, String capability) {
         if (!policy.capabilities().contains(capability)) {
             throw ApiException.forbidden(
                     "capability "

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The browser runner's page and its two assets (docs/runners.md, "Browser runner"), bundled into
+ * The browser runner's page and its three assets (docs/runners.md, "Browser runner"), bundled into
  * the jar by the build from {@code src/main/runner}. They are the same for everyone and hold
  * nothing a token protects, so they are served without one; everything the page then asks the
  * server for (the pack list, module delivery) goes through the API with the token the user gives
@@ -20,7 +20,8 @@ final class RunnerPage {
             Map.of(
                     "index.html", "text/html; charset=utf-8",
                     "runner.js", "text/javascript; charset=utf-8",
-                    "quickjs.wasm", "application/wasm");
+                    "quickjs.wasm", "application/wasm",
+                    "wasm-worker.js", "text/javascript; charset=utf-8");
 
     /**
      * Scripts from this origin only, WebAssembly compiled from them, requests to this origin only:

@@ -14,6 +14,7 @@ import dev.sandjar.packs.ModuleDelivery;
 import dev.sandjar.packs.ModuleDeliveryException;
 import dev.sandjar.packs.ModuleSummary;
 import dev.sandjar.packs.Trust;
+import dev.sandjar.packs.WasmDelivery;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -265,6 +266,8 @@ public final class SandjarServer implements AutoCloseable {
         c.routes.delete("/api/sessions/{id}", guarded(this::closeSession));
         c.routes.get("/api/packs", guarded(this::packs));
         c.routes.get("/api/sandbox-modules/<id>", guarded(this::module));
+        c.routes.post("/api/runner/host-calls", guarded(this::runnerHostCall));
+        c.routes.post("/api/runner/fetches", guarded(this::runnerFetch));
         c.routes.get("/runner/", guarded(runnerPage::index));
         c.routes.get("/runner/{file}", guarded(runnerPage::asset));
         startWarmUp();
@@ -597,6 +600,63 @@ public final class SandjarServer implements AutoCloseable {
         return c instanceof Exception x ? x : new EngineException(String.valueOf(c), c);
     }
 
+    /** A host module's export called for the browser runner's guest ({@link RunnerCalls}). */
+    private void runnerHostCall(Context ctx) throws Exception {
+        Tokens.Token token = token(ctx);
+        byte[] run = RunnerCalls.hostCall(tree(ctx), catalog, token.policy());
+        answerRunnerCall(ctx, token, run);
+    }
+
+    /** A guest fetch made for the browser runner's guest ({@link RunnerCalls}). */
+    private void runnerFetch(Context ctx) throws Exception {
+        Tokens.Token token = token(ctx);
+        byte[] run = RunnerCalls.fetch(tree(ctx), token.policy());
+        if (run == null) {
+            ok(ctx, "{\"fetch\":true}");
+            return;
+        }
+        answerRunnerCall(ctx, token, run);
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode tree(Context ctx) throws IOException {
+        byte[] bytes = body(ctx);
+        try {
+            return RunBody.JSON.readTree(bytes);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    /** Runs a {@link RunnerCalls} body as {@code POST /api/runs} would, and answers its JSON. */
+    private void answerRunnerCall(Context ctx, Tokens.Token token, byte[] runBody)
+            throws Exception {
+        answering.incrementAndGet();
+        try {
+            RunService.Active run;
+            try {
+                run =
+                        runs.start(
+                                runs.prepare(RunBody.parse(runBody), token, SseEvents.NONE), token);
+            } catch (RunService.RefusedImport e) {
+                answer(ctx, ResultJson.refusedImport(UUID.randomUUID().toString(), e.getMessage()));
+                return;
+            }
+            RunResult r;
+            try {
+                r = run.result().get();
+            } catch (InterruptedException e) {
+                run.run().cancel();
+                Thread.currentThread().interrupt();
+                throw new ApiException(ApiException.Code.DRAINING, "the server is stopping");
+            } catch (ExecutionException e) {
+                throw unwrap(e);
+            }
+            answer(ctx, ResultJson.result(run.id(), r));
+        } finally {
+            answering.decrementAndGet();
+        }
+    }
+
     /** The fields of a {@code POST /api/sessions} body; every one is optional. */
     private static final Set<String> SESSION_FIELDS =
             Set.of("limits", "capabilities", "idleTimeoutMs");
@@ -747,6 +807,10 @@ public final class SandjarServer implements AutoCloseable {
     private void module(Context ctx) {
         Policy policy = token(ctx).policy();
         String id = ctx.pathParam("id");
+        if (id.endsWith(WASM_SUFFIX)) {
+            wasm(ctx, policy, id.substring(0, id.length() - WASM_SUFFIX.length()));
+            return;
+        }
         ModuleDelivery d;
         try {
             d = catalog.authorizeDelivery(id);
@@ -780,6 +844,56 @@ public final class SandjarServer implements AutoCloseable {
         }
         metrics.delivery("hit");
         ctx.status(200).contentType(ModuleDelivery.MEDIA_TYPE).result(d.source());
+    }
+
+    /** The delivery id of a WebAssembly module's binary: {@code <specifier>::wasm}. */
+    static final String WASM_SUFFIX = "::wasm";
+
+    /**
+     * A WebAssembly module's binary, for the browser runner, which calls the module in the page:
+     * the same token rule and caching as every delivery; {@code X-Content-Sha256} is the hash its
+     * graph digest names, {@code X-Content-Digest} the facade's graph digest, and {@code
+     * X-Sandbox-Wasm-Exports} each export as {@code name (params)->result wasmName}.
+     */
+    private void wasm(Context ctx, Policy policy, String specifier) {
+        WasmDelivery w;
+        try {
+            w = catalog.authorizeWasm(specifier);
+        } catch (ModuleDeliveryException | IllegalArgumentException e) {
+            w = null;
+        }
+        if (w == null || !w.specifier().equals(specifier) || !policy.allowsPack(w.pack())) {
+            metrics.delivery("not_found");
+            ctx.status(404).contentType(JSON).result(NOT_FOUND_MODULE);
+            return;
+        }
+        String etag = "\"" + w.sha256() + "\"";
+        ctx.header("ETag", etag);
+        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("X-Content-Sha256", w.sha256());
+        ctx.header("X-Content-Digest", w.graphDigest());
+        ctx.header("X-Sandbox-File-Id", w.specifier() + WASM_SUFFIX);
+        List<String> exports = new ArrayList<>();
+        for (WasmDelivery.Function f : w.functions()) {
+            exports.add(
+                    f.name()
+                            + " ("
+                            + String.join(",", f.params())
+                            + ")->"
+                            + f.result()
+                            + " "
+                            + f.wasmName());
+        }
+        ctx.header("X-Sandbox-Wasm-Exports", ModuleIds.header(exports));
+        String inm = ctx.header("If-None-Match");
+        if (inm != null && ModuleIds.matches(inm, etag)) {
+            metrics.delivery("not_modified");
+            ctx.status(304);
+            return;
+        }
+        metrics.delivery("hit");
+        ctx.status(200).contentType(WasmDelivery.MEDIA_TYPE).result(w.bytes());
     }
 
     // ---- configuration ----

@@ -26,62 +26,30 @@ import org.junit.jupiter.api.io.TempDir;
  * The parity table's third way ({@link ParityTest} has the format and the other two): every row of
  * {@code parity/cases.json} run by the browser runner in headless chromium, against a server
  * started with the same packs, must give the row's outcome kind, error name and message, except the
- * rows in {@link #EXCLUDED}.
+ * rows in {@link #EXCLUDED} (none today).
  */
 @Timeout(600)
 class BrowserParityTest {
     private static final String TOKEN = "browser-parity-token";
 
-    private static final String NO_HOST_SIDE =
-            ", and the browser runner has no host side to run it";
+    /**
+     * The one list of known exclusions, each with what the browser runner answers instead. Empty:
+     * the page runs WebAssembly modules itself, calls host modules and fetches through the server,
+     * and guards untrusted packs as a local catalog does. A row that must differ in the browser is
+     * added here with its answer and the reason.
+     */
+    static final Map<String, Outcome> EXCLUDED = Map.of();
 
     /**
-     * The one list of known exclusions, each with what the browser runner answers instead: a
-     * generated facade's other half (a host module, a WebAssembly module run by the JVM) does not
-     * exist in a browser, so a body that reaches one fails before it starts, naming the module; and
-     * the page grants no capability but {@code console}.
+     * What every row asks the page for, as {@link ParityTest} gives every local run: {@code fetch}
+     * (the token's policy grants it), and {@link ParityFixture#TRUSTED} trusted.
      */
-    static final Map<String, Outcome> EXCLUDED =
+    private static final Map<String, Object> OPTIONS =
             Map.of(
-                    "pack module with an internal file and a sibling WASM module",
-                    reachesWasm("@parity/geo"),
-                    "WASM facade",
-                    isWasm(),
-                    "WASM facade refuses an argument out of i32 range",
-                    isWasm(),
-                    "host module facade",
-                    Outcome.error(
-                            "IMPORT",
-                            "ImportError",
-                            "'@parity/shout': it is a host module (shout)" + NO_HOST_SIDE),
-                    // The page grants no capability but console: a trusted pack sees no fetch.
-                    "trusted pack sees the run's capabilities",
-                    Outcome.ok(
-                            ServerHarness.JSON
-                                    .createArrayNode()
-                                    .add("Cr\u00e8me Br\u00fbl\u00e9e")
-                                    .add("undefined")),
-                    "untrusted pack does not see a withheld capability",
-                    reachesWasm("@parity/geo"),
-                    "runtime error inside a pack module",
-                    reachesWasm("@parity/geo"));
-
-    private static Outcome reachesWasm(String specifier) {
-        return Outcome.error(
-                "IMPORT",
-                "ImportError",
-                "'"
-                        + specifier
-                        + "': it imports @parity/geo/math, a WebAssembly module"
-                        + NO_HOST_SIDE);
-    }
-
-    private static Outcome isWasm() {
-        return Outcome.error(
-                "IMPORT",
-                "ImportError",
-                "'@parity/geo/math': it is a WebAssembly module" + NO_HOST_SIDE);
-    }
+                    "capabilities",
+                    Map.of("fetch", Map.of()),
+                    "trust",
+                    List.of(ParityFixture.TRUSTED));
 
     @TempDir static Path dir;
 
@@ -109,7 +77,7 @@ class BrowserParityTest {
                         SandjarServer.builder()
                                 .sandbox(sandbox)
                                 .catalog(catalog)
-                                .tokens(ServerHarness.ci(TOKEN)));
+                                .tokens(ServerHarness.ci(TOKEN, "fetch")));
         browser = HeadlessRunner.open(server.base, TOKEN, dir.resolve("chromium"));
     }
 
@@ -133,8 +101,8 @@ class BrowserParityTest {
             assertTrue(rows.contains(excluded), "no row is named '" + excluded + "'");
         }
         assertTrue(
-                rows.size() - EXCLUDED.size() >= 10,
-                "the browser runs most of the table, not only its exclusions");
+                rows.size() - EXCLUDED.size() >= 20,
+                "the browser runs the whole table, not only its exclusions");
     }
 
     @TestFactory
@@ -153,10 +121,10 @@ class BrowserParityTest {
 
     /** One row in the page: its outcome as {@link ParityTest#run} reads a local one. */
     static Outcome run(Case c) {
-        Map<String, ?> options =
-                c.timeoutMs() == null
-                        ? Map.of()
-                        : Map.of("limits", Map.of("timeoutMs", c.timeoutMs()));
+        Map<String, Object> options = new java.util.HashMap<>(OPTIONS);
+        if (c.timeoutMs() != null) {
+            options.put("limits", Map.of("timeoutMs", c.timeoutMs()));
+        }
         JsonNode r = browser.run(c.body(), options);
         if (r.has("refused")) {
             throw new AssertionError("the runner refused the request: " + r);

@@ -18,7 +18,10 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -31,6 +34,7 @@ import org.openqa.selenium.WebElement;
  * and screenshots.
  */
 @Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BrowserRunnerTest {
     private static final String TOKEN = "browser-runner-token";
 
@@ -41,6 +45,13 @@ class BrowserRunnerTest {
 
     /** While set, module deliveries carry a wrong X-Content-Sha256. */
     private static final AtomicBoolean TAMPER = new AtomicBoolean();
+
+    /** While set, WebAssembly binaries ({@code <specifier>::wasm}) carry a wrong one. */
+    private static final AtomicBoolean TAMPER_WASM = new AtomicBoolean();
+
+    /** The first WebAssembly call reads its binary: the digest test must come before any other. */
+    private static final String WASM_ADD =
+            "import { add } from \"@parity/geo/math\";\nreturn await add(20, 22);";
 
     private static SandjarServer server;
 
@@ -60,6 +71,8 @@ class BrowserRunnerTest {
                         .pool(1)
                         .warmUp(Duration.ZERO)
                         .tokens(ServerHarness.ci(TOKEN))
+                        // The parity table's packs beside the shipped ones: a WebAssembly module.
+                        .packs(spinPack(ParityFixture.writePacks(profile.resolve("packs"))))
                         .build();
         app =
                 Javalin.create(
@@ -68,7 +81,9 @@ class BrowserRunnerTest {
                                     c.routes.after(
                                             "/api/sandbox-modules/*",
                                             ctx -> {
-                                                if (TAMPER.get()) {
+                                                if (TAMPER.get()
+                                                        || (TAMPER_WASM.get()
+                                                                && ctx.path().endsWith("::wasm"))) {
                                                     ctx.header("X-Content-Sha256", "0".repeat(64));
                                                 }
                                             });
@@ -76,6 +91,81 @@ class BrowserRunnerTest {
                         .start("127.0.0.1", 0);
         base = "http://127.0.0.1:" + app.port();
         browser = HeadlessRunner.open(base, TOKEN, profile.resolve("chromium"));
+    }
+
+    /**
+     * {@code @runner/spin}: {@code (module (func (export "spin") (loop (br 0))))}, a call that
+     * never returns, written beside the parity packs.
+     */
+    private static Path spinPack(Path packs) {
+        int[] b = {
+            0x00,
+            0x61,
+            0x73,
+            0x6d,
+            0x01,
+            0x00,
+            0x00,
+            0x00, // magic, version 1
+            0x01,
+            0x04,
+            0x01,
+            0x60,
+            0x00,
+            0x00, // type: () -> ()
+            0x03,
+            0x02,
+            0x01,
+            0x00, // function 0 has type 0
+            0x07,
+            0x08,
+            0x01,
+            0x04,
+            0x73,
+            0x70,
+            0x69,
+            0x6e,
+            0x00,
+            0x00, // export "spin"
+            0x0a,
+            0x09,
+            0x01,
+            0x07,
+            0x00,
+            0x03,
+            0x40,
+            0x0c,
+            0x00,
+            0x0b,
+            0x0b // loop br 0
+        };
+        byte[] bytes = new byte[b.length];
+        for (int i = 0; i < b.length; i++) {
+            bytes[i] = (byte) b[i];
+        }
+        Path spin = packs.resolve("@runner").resolve("spin");
+        try {
+            Files.createDirectories(spin);
+            Files.write(spin.resolve("spin.wasm"), bytes);
+            Files.writeString(
+                    spin.resolve("package.json"),
+                    """
+                    {
+                      "name": "@runner/spin",
+                      "version": "1.0.0",
+                      "sandjar": {
+                        "apiVersion": 1,
+                        "sandboxModules": [
+                          { "name": ".", "kind": "wasm", "file": "spin.wasm",
+                            "memoryPagesMax": 1, "exports": ["spin"] }
+                        ]
+                      }
+                    }
+                    """);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return packs;
     }
 
     @AfterAll
@@ -289,6 +379,126 @@ class BrowserRunnerTest {
         }
         JsonNode good = browser.run(code);
         assertEquals("a-b", good.get("value").asText(), good.toString());
+    }
+
+    @Test
+    @Order(1)
+    void aWasmBinaryThatDoesNotMatchItsDigestNeverRuns() {
+        try {
+            TAMPER_WASM.set(true);
+            JsonNode bad = browser.run(WASM_ADD);
+            assertFalse(bad.get("ok").asBoolean(), bad.toString());
+            assertEquals("IMPORT", bad.get("error").get("kind").asText());
+            assertTrue(
+                    bad.get("error")
+                            .get("message")
+                            .asText()
+                            .startsWith(
+                                    "'@parity/geo/math::wasm' was refused: its body does not match"
+                                            + " its X-Content-Sha256 (0000"),
+                    bad.toString());
+        } finally {
+            TAMPER_WASM.set(false);
+        }
+        assertEquals(42, browser.run(WASM_ADD).get("value").asInt());
+    }
+
+    @Test
+    void wasmCallsCheckTheirArgumentsAsTheJvmDoes() {
+        assertEquals(42, same(WASM_ADD).get("value").asInt());
+        assertEquals(
+                10,
+                same("import { sum } from \"@parity/geo\";\nreturn await sum(2, 3);")
+                        .get("value")
+                        .asInt());
+        String tail =
+                ";\ntry { return await add(%s); }"
+                        + " catch (e) { return [e.name, e.code, e.message]; }";
+        for (String args :
+                List.of(
+                        "2 ** 31, 1",
+                        "-(2 ** 31) - 1, 0",
+                        "1.5, 1",
+                        "'1', 1",
+                        "1",
+                        "1, undefined",
+                        "1, 2, 3",
+                        "10n, 1")) {
+            JsonNode r =
+                    same("import { add } from \"@parity/geo/math\"" + String.format(tail, args));
+            assertEquals("INVALID_ARGUMENT", r.get("value").get(1).asText(), args + ": " + r);
+        }
+        JsonNode range =
+                same(
+                        "import { add } from \"@parity/geo/math\""
+                                + String.format(tail, "2 ** 31, 1"));
+        assertTrue(
+                range.get("value")
+                        .get(2)
+                        .asText()
+                        .endsWith(
+                                ".add: argument 1 (arg0:i32) must be between -2147483648 and"
+                                        + " 2147483647, got a number"),
+                range.toString());
+        assertEquals(
+                -2147483648,
+                same("import { add } from \"@parity/geo/math\";\nreturn await add(2147483647, 1);")
+                        .get("value")
+                        .asInt(),
+                "i32 arithmetic wraps inside the module, as on the JVM");
+    }
+
+    @Test
+    void wasmBudgetsStopCallsAsOnTheJvm() {
+        JsonNode spin =
+                same(
+                        "import { spin } from \"@runner/spin\";\n"
+                                + "try { await spin(); return 'returned'; }"
+                                + " catch (e) { return [e.name, e.code, e.message]; }");
+        assertEquals(
+                "[\"TimeoutError\",\"WASM_TIMEOUT\",\"@runner/spin spin: ran longer than 5000 ms"
+                        + " and was stopped\"]",
+                spin.get("value").toString());
+        JsonNode calls =
+                same(
+                        "import { add } from \"@parity/geo/math\";\nlet n = 0;\n"
+                                + "try { for (let i = 0; i < 300; i++) { await add(i, 1); n++; } }"
+                                + " catch (e) { return [n, e.name, e.code, e.message]; }");
+        assertEquals(
+                "[256,\"WasmBudgetError\",\"WASM_CALL_LIMIT\",\"@parity/geo/math add: a run may"
+                        + " make at most 256 WebAssembly calls\"]",
+                calls.get("value").toString());
+    }
+
+    @Test
+    void hostModulesAreCalledThroughTheServer() {
+        JsonNode rows =
+                same(
+                        "import { parse } from \"@sandjar/csv\";\n"
+                                + "return await parse(\"a,b\\n1,2\\n\");");
+        assertTrue(rows.get("ok").asBoolean(), rows.toString());
+        JsonNode bad =
+                same(
+                        "import { parse } from \"@sandjar/csv\";\n"
+                                + "try { return await parse(\"a\", 5); }"
+                                + " catch (e) { return [e.name, e.code, e.message]; }");
+        assertEquals("INVALID_ARGUMENT", bad.get("value").get(1).asText(), bad.toString());
+    }
+
+    @Test
+    void fetchNeedsTheTokensGrant() {
+        assertEquals("undefined", same("return typeof fetch").get("value").asText());
+        JsonNode asked =
+                browser.run(
+                        "return typeof fetch", Map.of("capabilities", Map.of("fetch", Map.of())));
+        assertEquals("RunnerRequestError", asked.get("refused").asText(), asked.toString());
+        assertTrue(
+                asked.get("message")
+                        .asText()
+                        .startsWith(
+                                "the server refused fetch (403): capability fetch is not in the"
+                                        + " token's policy; it allows ["),
+                asked.toString());
     }
 
     @Test

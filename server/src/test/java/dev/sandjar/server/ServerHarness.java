@@ -66,6 +66,25 @@ final class ServerHarness implements AutoCloseable {
         return Tokens.of(java.util.List.of(Tokens.token("ci", token, policy())));
     }
 
+    /** {@link #ci} whose policy also lists {@code extra} capabilities. */
+    static Tokens ci(String token, String... extra) {
+        Policy p = policy();
+        Set<String> caps = new java.util.HashSet<>(p.capabilities());
+        caps.addAll(java.util.List.of(extra));
+        return Tokens.of(
+                java.util.List.of(
+                        Tokens.token(
+                                "ci",
+                                token,
+                                new Policy(
+                                        caps,
+                                        p.secrets(),
+                                        p.maxTimeoutMs(),
+                                        p.maxMemoryMb(),
+                                        p.packs(),
+                                        p.maxConcurrentRuns()))));
+    }
+
     /** A policy with the default capabilities, no secrets, every pack and generous bounds. */
     static Policy policy() {
         return new Policy(
