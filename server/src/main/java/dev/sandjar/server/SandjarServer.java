@@ -477,6 +477,11 @@ public final class SandjarServer implements AutoCloseable {
         long max = config.maxBodyBytes;
         long declared = ctx.req().getContentLengthLong();
         if (declared > max) {
+            if (declared - max <= SWALLOW_BYTES) {
+                try (InputStream in = ctx.req().getInputStream()) {
+                    swallow(in, declared);
+                }
+            }
             throw new ApiException(
                     ApiException.Code.PAYLOAD_TOO_LARGE,
                     "the body is " + declared + " bytes; the limit is " + max);
@@ -490,6 +495,9 @@ public final class SandjarServer implements AutoCloseable {
         byte[] body;
         try (InputStream in = ctx.req().getInputStream()) {
             body = in.readNBytes(Math.toIntExact(max + 1)); // one more tells a body over it
+            if (body.length > max) {
+                swallow(in, SWALLOW_BYTES); // the rest of a chunked body, as much as that
+            }
         }
         if (body.length > max) {
             throw new ApiException(
@@ -497,6 +505,32 @@ public final class SandjarServer implements AutoCloseable {
                     "the body is over the limit of " + max + " bytes");
         }
         return body;
+    }
+
+    /**
+     * How much of a refused body the server still reads (and drops) so that a client that sends all
+     * of it gets to read the 413: answering while the client is still writing makes the connection
+     * close under it, and an HTTP client then reports a broken connection instead of the answer. A
+     * declared body more than this past the limit is not read at all, a chunked one is read this
+     * far past the limit; the connection closes after the answer either way when bytes remain.
+     */
+    static final long SWALLOW_BYTES = 4L << 20;
+
+    /** Reads and drops at most {@code bytes} more of the request's body. */
+    private static void swallow(InputStream in, long bytes) {
+        try {
+            long left = bytes;
+            byte[] sink = new byte[64 * 1024];
+            while (left > 0) {
+                int n = in.read(sink, 0, (int) Math.min(sink.length, left));
+                if (n < 0) {
+                    return;
+                }
+                left -= n;
+            }
+        } catch (IOException e) {
+            // the client went away: there is no one left to answer
+        }
     }
 
     private void postRun(Context ctx) throws Exception {
