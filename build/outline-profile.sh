@@ -10,7 +10,7 @@ methods="func_251 func_684 func_162"
 generated=quickjs-wasm/target/generated-resources/chicory-compiler/dev/sandjar/quickjs/internal/QuickJsEngineModuleMachineFuncGroup_0.class
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mvn -B -q -ntp -o -pl outline dependency:build-classpath -Dmdep.outputFile="$tmp/outline-cp.txt" >/dev/null
+mvn -B -q -ntp -o -pl outline dependency:build-classpath -DincludeScope=runtime -Dmdep.outputFile="$tmp/outline-cp.txt" >/dev/null
 java -cp "outline/target/classes:$(cat "$tmp/outline-cp.txt")" dev.sandjar.outline.Outliner \
     instrument "$generated" "$tmp/over/dev/sandjar/quickjs/internal/QuickJsEngineModuleMachineFuncGroup_0.class" $methods
 flags=$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)

@@ -50,9 +50,6 @@ final class MethodSplitter implements Opcodes {
     /** A larger cold region is split into its dominator subtrees instead. */
     static final int MAX_INSNS = 2400;
 
-    /** Regions share one outlined method (an entry switch) up to this many instructions. */
-    static final int GROUP_INSNS = 3000;
-
     private final ClassNode owner;
     private final MethodNode mn;
     private AbstractInsnNode[] insns;
@@ -422,7 +419,7 @@ final class MethodSplitter implements Opcodes {
      * on an empty stack becomes a region; otherwise its subtrees are tried. Returns the new methods
      * (the caller adds them to the class) and a one-line report.
      */
-    List<MethodNode> outline(long[] counts, long coldCount, StringBuilder report) {
+    List<MethodNode> outline(long[] counts, long coldCount, int groupInsns, StringBuilder report) {
         List<Integer> c = candidates();
         Map<Integer, Long> count = new HashMap<>();
         if (counts != null) {
@@ -462,7 +459,7 @@ final class MethodSplitter implements Opcodes {
         for (int b : chosen) {
             List<Integer> trial = new ArrayList<>(cur);
             trial.add(b);
-            if (!cur.isEmpty() && (curSize + size[b] > GROUP_INSNS || params(trial) == null)) {
+            if (!cur.isEmpty() && (curSize + size[b] > groupInsns || params(trial) == null)) {
                 groups.add(cur);
                 cur = new ArrayList<>();
                 curSize = 0;

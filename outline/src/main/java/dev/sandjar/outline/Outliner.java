@@ -29,21 +29,23 @@ public final class Outliner {
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
             throw new IllegalArgumentException(
-                    "usage: outline IN OUT PROFILE COLD_FRACTION METHOD... | instrument IN OUT"
-                            + " METHOD...");
+                    "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS METHOD... | instrument"
+                            + " IN OUT METHOD...");
         }
         byte[] in = Files.readAllBytes(Path.of(args[1]));
         byte[] out;
         if (args[0].equals("outline")) {
             Profile profile = Profile.read(Path.of(args[3]));
             double fraction = Double.parseDouble(args[4]);
+            int groupInsns = Integer.parseInt(args[5]);
             StringBuilder report = new StringBuilder();
             out =
                     outline(
                             in,
-                            Arrays.asList(args).subList(5, args.length),
+                            Arrays.asList(args).subList(6, args.length),
                             profile,
                             fraction,
+                            groupInsns,
                             report);
             System.out.print(report);
         } else if (args[0].equals("instrument")) {
@@ -61,13 +63,15 @@ public final class Outliner {
     /**
      * The class with the cold regions of {@code methods} outlined. A region is cold when its count
      * is at most {@code coldFraction} times the method's highest count; with {@link
-     * Profile#allCold()} every candidate is.
+     * Profile#allCold()} every candidate is. Regions share an outlined method up to {@code
+     * groupInsns} instructions in all; 0 gives each its own.
      */
     public static byte[] outline(
             byte[] classFile,
             List<String> methods,
             Profile profile,
             double coldFraction,
+            int groupInsns,
             StringBuilder report) {
         if (!(coldFraction >= 0 && coldFraction <= 1)) {
             throw new IllegalArgumentException(
@@ -79,7 +83,7 @@ public final class Outliner {
             long[] counts = profile.counts(name);
             long max = counts == null ? 0 : Arrays.stream(counts).max().orElse(0);
             MethodSplitter s = new MethodSplitter(cn, method(cn, name));
-            added.addAll(s.outline(counts, (long) (max * coldFraction), report));
+            added.addAll(s.outline(counts, (long) (max * coldFraction), groupInsns, report));
         }
         cn.methods.addAll(added);
         return write(cn);

@@ -53,7 +53,7 @@ class OutlinerTest {
     void outlinedMethodComputesWhatTheOriginalDoes() throws Exception {
         StringBuilder report = new StringBuilder();
         byte[] rewritten =
-                Outliner.outline(original(), List.of("run"), Profile.allCold(), 1.0, report);
+                Outliner.outline(original(), List.of("run"), Profile.allCold(), 1.0, 3000, report);
         Class<?> c = load(rewritten);
         long outlined =
                 Arrays.stream(c.getDeclaredMethods())
@@ -74,13 +74,37 @@ class OutlinerTest {
     }
 
     @Test
+    void oneMethodPerRegionComputesWhatTheOriginalDoes() throws Exception {
+        StringBuilder report = new StringBuilder();
+        Class<?> c =
+                load(
+                        Outliner.outline(
+                                original(), List.of("run"), Profile.allCold(), 1.0, 0, report));
+        assertTrue(report.toString().contains(" into "), report.toString());
+        for (long seed = 0; seed < 500; seed++) {
+            assertEquals(Synthetic.run(150, seed, 2.5), call(c, 150, seed, 2.5), "seed " + seed);
+            assertEquals(Synthetic.run(150, seed, 3e6), call(c, 150, seed, 3e6), "seed " + seed);
+        }
+    }
+
+    @Test
     void sameInputGivesTheSameClass() throws Exception {
         byte[] a =
                 Outliner.outline(
-                        original(), List.of("run"), Profile.allCold(), 1.0, new StringBuilder());
+                        original(),
+                        List.of("run"),
+                        Profile.allCold(),
+                        1.0,
+                        3000,
+                        new StringBuilder());
         byte[] b =
                 Outliner.outline(
-                        original(), List.of("run"), Profile.allCold(), 1.0, new StringBuilder());
+                        original(),
+                        List.of("run"),
+                        Profile.allCold(),
+                        1.0,
+                        3000,
+                        new StringBuilder());
         assertTrue(Arrays.equals(a, b));
     }
 
@@ -100,8 +124,9 @@ class OutlinerTest {
         StringBuilder hot = new StringBuilder();
         StringBuilder cold = new StringBuilder();
         // with a zero threshold only never-run regions move; with 1.0 every candidate may
-        Outliner.outline(original(), List.of("run"), Profile.read(file), 0.0, hot);
-        byte[] all = Outliner.outline(original(), List.of("run"), Profile.read(file), 1.0, cold);
+        Outliner.outline(original(), List.of("run"), Profile.read(file), 0.0, 3000, hot);
+        byte[] all =
+                Outliner.outline(original(), List.of("run"), Profile.read(file), 1.0, 3000, cold);
         assertEquals(Synthetic.run(300, 9, 1.0), call(load(all), 300, 9, 1.0));
         assertTrue(!hot.toString().equals(cold.toString()), hot + " vs " + cold);
     }
@@ -119,6 +144,7 @@ class OutlinerTest {
                                         List.of("run"),
                                         Profile.read(file),
                                         0.01,
+                                        3000,
                                         new StringBuilder()));
         assertTrue(e.getMessage().contains("the profile has 2 candidate regions"), e.getMessage());
         assertTrue(e.getMessage().contains("build/outline-profile.sh"), e.getMessage());
@@ -135,6 +161,7 @@ class OutlinerTest {
                                         List.of("func_251"),
                                         Profile.allCold(),
                                         0.01,
+                                        3000,
                                         new StringBuilder()));
         assertTrue(e.getMessage().contains("has no method func_251"), e.getMessage());
         IllegalArgumentException f =
@@ -146,6 +173,7 @@ class OutlinerTest {
                                         List.of("run"),
                                         Profile.allCold(),
                                         1.5,
+                                        3000,
                                         new StringBuilder()));
         assertTrue(f.getMessage().contains("coldFraction (1.5) must be in [0, 1]"), f.getMessage());
     }
