@@ -77,6 +77,9 @@ public final class Outliner {
             throw new IllegalArgumentException(
                     "coldFraction (" + coldFraction + ") must be in [0, 1]");
         }
+        if (groupInsns < 0) {
+            throw new IllegalArgumentException("groupInsns (" + groupInsns + ") must be >= 0");
+        }
         ClassNode cn = read(classFile);
         List<MethodNode> added = new ArrayList<>();
         for (String name : methods) {

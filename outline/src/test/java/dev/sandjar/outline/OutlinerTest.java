@@ -151,7 +151,7 @@ class OutlinerTest {
     }
 
     @Test
-    void missingMethodAndBadFractionAreRefused() throws Exception {
+    void missingMethodAndBadBoundsAreRefused() throws Exception {
         IllegalStateException e =
                 assertThrows(
                         IllegalStateException.class,
@@ -176,5 +176,17 @@ class OutlinerTest {
                                         3000,
                                         new StringBuilder()));
         assertTrue(f.getMessage().contains("coldFraction (1.5) must be in [0, 1]"), f.getMessage());
+        IllegalArgumentException g =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () ->
+                                Outliner.outline(
+                                        original(),
+                                        List.of("run"),
+                                        Profile.allCold(),
+                                        1.0,
+                                        -1,
+                                        new StringBuilder()));
+        assertTrue(g.getMessage().contains("groupInsns (-1) must be >= 0"), g.getMessage());
     }
 }
