@@ -1,0 +1,905 @@
+package dev.sandjar.outline;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.FieldNode;
+import org.objectweb.asm.tree.FrameNode;
+import org.objectweb.asm.tree.IincInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IntInsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.LookupSwitchInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TableSwitchInsnNode;
+import org.objectweb.asm.tree.VarInsnNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.AnalyzerException;
+import org.objectweb.asm.tree.analysis.BasicInterpreter;
+import org.objectweb.asm.tree.analysis.BasicValue;
+import org.objectweb.asm.tree.analysis.Frame;
+
+/**
+ * One static method, cut into basic blocks with their dominator tree and live locals. A
+ * <em>candidate</em> is a reachable block (not the entry) with an empty operand stack whose
+ * dominator subtree holds at least {@link #MIN_INSNS} instructions: the subtree is a single-entry
+ * region. {@link #outline} moves cold regions into new static methods of the class; {@link
+ * #instrument} counts how often each candidate's entry runs.
+ */
+final class MethodSplitter implements Opcodes {
+    /** Smaller regions cost more in the call than they save. */
+    static final int MIN_INSNS = 12;
+
+    /** A larger cold region is split into its dominator subtrees instead. */
+    static final int MAX_INSNS = 2400;
+
+    private final ClassNode owner;
+    private final MethodNode mn;
+    private AbstractInsnNode[] insns;
+    private Frame<BasicValue>[] frames;
+    private int n;
+    private int nb;
+    private int[] blockOf;
+    private final List<Integer> starts = new ArrayList<>();
+    private final List<Set<Integer>> succ = new ArrayList<>();
+    private final List<Set<Integer>> pred = new ArrayList<>();
+    private final List<List<Integer>> kids = new ArrayList<>();
+    private final List<Integer> rpo = new ArrayList<>();
+    private final Map<LabelNode, Integer> labelBlock = new HashMap<>();
+    private int[] rpoNum;
+    private int[] idom;
+    private int[] size;
+    private BitSet[] liveIn;
+    private int tmpSlot = -1;
+    private final InsnList tail = new InsnList();
+    private int stubInsns;
+
+    MethodSplitter(ClassNode owner, MethodNode mn) {
+        this.owner = owner;
+        this.mn = mn;
+        if ((mn.access & ACC_STATIC) == 0) {
+            throw new IllegalStateException(
+                    mn.name + " is not static: the pass expects static methods");
+        }
+        if (mn.tryCatchBlocks != null && !mn.tryCatchBlocks.isEmpty()) {
+            throw new IllegalStateException(
+                    mn.name + " has try/catch blocks: the pass expects none (Chicory emits none)");
+        }
+        mn.localVariables = null;
+        for (AbstractInsnNode i : mn.instructions.toArray()) {
+            if (i instanceof FrameNode || i instanceof LineNumberNode) {
+                mn.instructions.remove(i);
+            }
+        }
+        analyze();
+        // Every block starts with a label (the stub of an outlined region hangs off it).
+        for (int b = 0; b < nb; b++) {
+            AbstractInsnNode i = insns[starts.get(b)];
+            if (!(i instanceof LabelNode)) {
+                mn.instructions.insertBefore(i, new LabelNode());
+            }
+        }
+        analyze();
+        liveness();
+    }
+
+    private void analyze() {
+        try {
+            frames = new Analyzer<>(new BasicInterpreter()).analyze(owner.name, mn);
+        } catch (AnalyzerException e) {
+            throw new IllegalStateException(mn.name + " does not verify: " + e.getMessage(), e);
+        }
+        insns = mn.instructions.toArray();
+        n = insns.length;
+        boolean[] leader = new boolean[n + 1];
+        leader[0] = true;
+        for (int i = 0; i < n; i++) {
+            AbstractInsnNode x = insns[i];
+            if (x instanceof JumpInsnNode || isTerminal(x.getOpcode())) {
+                leader[i + 1] = true;
+            }
+            for (LabelNode l : targets(x)) {
+                leader[mn.instructions.indexOf(l)] = true;
+            }
+        }
+        starts.clear();
+        succ.clear();
+        pred.clear();
+        kids.clear();
+        rpo.clear();
+        labelBlock.clear();
+        blockOf = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (leader[i]) {
+                starts.add(i);
+            }
+            blockOf[i] = starts.size() - 1;
+            if (insns[i] instanceof LabelNode l) {
+                labelBlock.put(l, blockOf[i]);
+            }
+        }
+        nb = starts.size();
+        for (int b = 0; b < nb; b++) {
+            succ.add(new TreeSet<>());
+            pred.add(new TreeSet<>());
+            kids.add(new ArrayList<>());
+        }
+        for (int b = 0; b < nb; b++) {
+            AbstractInsnNode last = insns[end(b) - 1];
+            for (LabelNode l : targets(last)) {
+                edge(b, labelBlock.get(l));
+            }
+            if (!isTerminal(last.getOpcode()) && b + 1 < nb) {
+                edge(b, b + 1);
+            }
+        }
+        dominators();
+    }
+
+    private static List<LabelNode> targets(AbstractInsnNode x) {
+        List<LabelNode> t = new ArrayList<>();
+        if (x instanceof JumpInsnNode j) {
+            t.add(j.label);
+        } else if (x instanceof TableSwitchInsnNode s) {
+            t.add(s.dflt);
+            t.addAll(s.labels);
+        } else if (x instanceof LookupSwitchInsnNode s) {
+            t.add(s.dflt);
+            t.addAll(s.labels);
+        }
+        return t;
+    }
+
+    private static boolean isTerminal(int op) {
+        return op == GOTO
+                || (op >= IRETURN && op <= RETURN)
+                || op == ATHROW
+                || op == TABLESWITCH
+                || op == LOOKUPSWITCH;
+    }
+
+    private int end(int b) {
+        return b + 1 < nb ? starts.get(b + 1) : n;
+    }
+
+    private void edge(int a, int b) {
+        succ.get(a).add(b);
+        pred.get(b).add(a);
+    }
+
+    /** Cooper, Harvey and Kennedy's iterative dominators, over reverse postorder. */
+    private void dominators() {
+        rpoNum = new int[nb];
+        java.util.Arrays.fill(rpoNum, -1);
+        boolean[] seen = new boolean[nb];
+        List<Integer> post = new ArrayList<>();
+        List<List<Integer>> sl = new ArrayList<>();
+        for (int b = 0; b < nb; b++) {
+            sl.add(new ArrayList<>(succ.get(b)));
+        }
+        Deque<int[]> st = new ArrayDeque<>();
+        st.push(new int[] {0, 0});
+        seen[0] = true;
+        while (!st.isEmpty()) {
+            int[] top = st.peek();
+            List<Integer> s = sl.get(top[0]);
+            if (top[1] < s.size()) {
+                int c = s.get(top[1]++);
+                if (!seen[c]) {
+                    seen[c] = true;
+                    st.push(new int[] {c, 0});
+                }
+            } else {
+                post.add(top[0]);
+                st.pop();
+            }
+        }
+        for (int i = post.size() - 1; i >= 0; i--) {
+            rpoNum[post.get(i)] = rpo.size();
+            rpo.add(post.get(i));
+        }
+        idom = new int[nb];
+        java.util.Arrays.fill(idom, -1);
+        idom[0] = 0;
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int b : rpo) {
+                if (b == 0) {
+                    continue;
+                }
+                int d = -1;
+                for (int p : pred.get(b)) {
+                    if (rpoNum[p] >= 0 && idom[p] >= 0) {
+                        d = d < 0 ? p : intersect(p, d);
+                    }
+                }
+                if (d != idom[b]) {
+                    idom[b] = d;
+                    changed = true;
+                }
+            }
+        }
+        for (int b : rpo) {
+            if (b != 0) {
+                kids.get(idom[b]).add(b);
+            }
+        }
+        size = new int[nb];
+        for (int i = rpo.size() - 1; i >= 0; i--) {
+            int b = rpo.get(i);
+            int s = 0;
+            for (int k = starts.get(b); k < end(b); k++) {
+                if (insns[k].getOpcode() >= 0) {
+                    s++;
+                }
+            }
+            for (int c : kids.get(b)) {
+                s += size[c];
+            }
+            size[b] = s;
+        }
+    }
+
+    private int intersect(int a, int b) {
+        while (a != b) {
+            while (rpoNum[a] > rpoNum[b]) {
+                a = idom[a];
+            }
+            while (rpoNum[b] > rpoNum[a]) {
+                b = idom[b];
+            }
+        }
+        return a;
+    }
+
+    /** Backward live-variable analysis on blocks: which locals a block's entry still reads. */
+    private void liveness() {
+        int nl = mn.maxLocals;
+        BitSet[] use = new BitSet[nb];
+        BitSet[] def = new BitSet[nb];
+        liveIn = new BitSet[nb];
+        for (int b = 0; b < nb; b++) {
+            use[b] = new BitSet(nl);
+            def[b] = new BitSet(nl);
+            liveIn[b] = new BitSet(nl);
+            for (int k = starts.get(b); k < end(b); k++) {
+                int v = localOf(insns[k]);
+                if (v < 0) {
+                    continue;
+                }
+                if (reads(insns[k]) && !def[b].get(v)) {
+                    use[b].set(v);
+                }
+                if (writes(insns[k])) {
+                    def[b].set(v);
+                }
+            }
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int i = rpo.size() - 1; i >= 0; i--) {
+                int b = rpo.get(i);
+                BitSet live = new BitSet(nl);
+                for (int s : succ.get(b)) {
+                    live.or(liveIn[s]);
+                }
+                live.andNot(def[b]);
+                live.or(use[b]);
+                if (!live.equals(liveIn[b])) {
+                    liveIn[b] = live;
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    private static int localOf(AbstractInsnNode i) {
+        if (i instanceof VarInsnNode v) {
+            return v.var;
+        }
+        return i instanceof IincInsnNode v ? v.var : -1;
+    }
+
+    private static boolean reads(AbstractInsnNode i) {
+        return i instanceof IincInsnNode || (i instanceof VarInsnNode && i.getOpcode() < ISTORE);
+    }
+
+    private static boolean writes(AbstractInsnNode i) {
+        return i instanceof IincInsnNode || (i instanceof VarInsnNode && i.getOpcode() >= ISTORE);
+    }
+
+    private boolean emptyStack(int b) {
+        Frame<BasicValue> f = frames[starts.get(b)];
+        return f != null && f.getStackSize() == 0;
+    }
+
+    private boolean candidate(int b) {
+        return b != 0 && rpoNum[b] >= 0 && emptyStack(b) && size[b] >= MIN_INSNS;
+    }
+
+    /** The candidates in reverse postorder: the ids of a {@link Profile}. */
+    List<Integer> candidates() {
+        List<Integer> c = new ArrayList<>();
+        for (int b : rpo) {
+            if (candidate(b)) {
+                c.add(b);
+            }
+        }
+        return c;
+    }
+
+    private Set<Integer> region(int b) {
+        Set<Integer> r = new TreeSet<>();
+        Deque<Integer> w = new ArrayDeque<>();
+        w.push(b);
+        while (!w.isEmpty()) {
+            int x = w.pop();
+            r.add(x);
+            for (int k : kids.get(x)) {
+                w.push(k);
+            }
+        }
+        return r;
+    }
+
+    /** Every edge leaving the region (or back to its entry) lands with an empty stack. */
+    private boolean exitsClean(int b) {
+        Set<Integer> r = region(b);
+        for (int x : r) {
+            for (int s : succ.get(x)) {
+                if ((!r.contains(s) || s == b) && !emptyStack(s)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Adds a static long[] counter per candidate entry; returns the number of counters. */
+    int instrument() {
+        List<Integer> c = candidates();
+        String field = counterField(mn.name);
+        owner.fields.add(new FieldNode(ACC_PUBLIC | ACC_STATIC, field, "[J", null, null));
+        for (int id = 0; id < c.size(); id++) {
+            InsnList l = new InsnList();
+            l.add(new FieldInsnNode(GETSTATIC, owner.name, field, "[J"));
+            l.add(new LdcInsnNode(id));
+            l.add(new InsnNode(DUP2));
+            l.add(new InsnNode(LALOAD));
+            l.add(new InsnNode(LCONST_1));
+            l.add(new InsnNode(LADD));
+            l.add(new InsnNode(LASTORE));
+            mn.instructions.insert(insns[starts.get(c.get(id))], l);
+        }
+        MethodNode clinit = null;
+        for (MethodNode m : owner.methods) {
+            if (m.name.equals("<clinit>")) {
+                clinit = m;
+            }
+        }
+        if (clinit == null) {
+            clinit = new MethodNode(ACC_STATIC, "<clinit>", "()V", null, null);
+            clinit.instructions.add(new InsnNode(RETURN));
+            owner.methods.add(clinit);
+        }
+        InsnList init = new InsnList();
+        init.add(new LdcInsnNode(c.size()));
+        init.add(new IntInsnNode(NEWARRAY, T_LONG));
+        init.add(new FieldInsnNode(PUTSTATIC, owner.name, field, "[J"));
+        clinit.instructions.insert(init);
+        return c.size();
+    }
+
+    static String counterField(String method) {
+        return "outlineCounts$" + method;
+    }
+
+    /**
+     * Moves the cold regions out: top-down over the dominator tree, the first candidate whose count
+     * is at most {@code coldCount}, whose size is at most {@link #MAX_INSNS} and whose exits land
+     * on an empty stack becomes a region; otherwise its subtrees are tried. Returns the new methods
+     * (the caller adds them to the class) and a one-line report.
+     */
+    List<MethodNode> outline(long[] counts, long coldCount, int groupInsns, StringBuilder report) {
+        List<Integer> c = candidates();
+        Map<Integer, Long> count = new HashMap<>();
+        if (counts != null) {
+            if (counts.length != c.size()) {
+                throw new IllegalStateException(
+                        mn.name
+                                + ": the profile has "
+                                + counts.length
+                                + " candidate regions, the class has "
+                                + c.size()
+                                + ": the engine class changed, regenerate the profile with"
+                                + " build/outline-profile.sh");
+            }
+            for (int i = 0; i < c.size(); i++) {
+                count.put(c.get(i), counts[i]);
+            }
+        }
+        int before = realInsns();
+        List<Integer> chosen = new ArrayList<>();
+        Deque<Integer> work = new ArrayDeque<>();
+        work.push(0);
+        while (!work.isEmpty()) {
+            int b = work.pop();
+            boolean cold = counts == null || count.getOrDefault(b, Long.MAX_VALUE) <= coldCount;
+            if (candidate(b) && cold && size[b] <= MAX_INSNS && exitsClean(b)) {
+                chosen.add(b);
+                continue;
+            }
+            List<Integer> k = kids.get(b);
+            for (int i = k.size() - 1; i >= 0; i--) {
+                work.push(k.get(i));
+            }
+        }
+        List<List<Integer>> groups = new ArrayList<>();
+        List<Integer> cur = new ArrayList<>();
+        int curSize = 0;
+        for (int b : chosen) {
+            List<Integer> trial = new ArrayList<>(cur);
+            trial.add(b);
+            if (!cur.isEmpty() && (curSize + size[b] > groupInsns || params(trial) == null)) {
+                groups.add(cur);
+                cur = new ArrayList<>();
+                curSize = 0;
+            }
+            cur.add(b);
+            curSize += size[b];
+        }
+        if (!cur.isEmpty()) {
+            groups.add(cur);
+        }
+        List<MethodNode> out = new ArrayList<>();
+        int moved = 0;
+        for (List<Integer> g : groups) {
+            out.add(extract(g, out.size()));
+            for (int b : g) {
+                moved += size[b];
+            }
+        }
+        mn.instructions.add(tail);
+        report.append(
+                String.format(
+                        "%s: %d of %d instructions moved, in %d regions, into %d methods; %d"
+                                + " remain (%d of them call stubs)%n",
+                        mn.name,
+                        moved,
+                        before,
+                        chosen.size(),
+                        groups.size(),
+                        realInsns(),
+                        stubInsns));
+        return out;
+    }
+
+    private int realInsns() {
+        int r = 0;
+        for (AbstractInsnNode x : mn.instructions) {
+            if (x.getOpcode() >= 0) {
+                r++;
+            }
+        }
+        return r;
+    }
+
+    private static boolean assigned(BasicValue v) {
+        return v != null && v != BasicValue.UNINITIALIZED_VALUE && v.getType() != null;
+    }
+
+    /**
+     * The locals a group of regions takes as arguments: those an entry reads before writing, and
+     * those a region writes that are live after it (passed in so that a region that leaves one
+     * unwritten writes back the value it had). Null if some entry has one of them unassigned.
+     */
+    private TreeSet<Integer> params(List<Integer> entries) {
+        TreeSet<Integer> p = new TreeSet<>();
+        Set<Integer> reg = new HashSet<>();
+        for (int b : entries) {
+            reg.addAll(region(b));
+        }
+        TreeSet<Integer> written = new TreeSet<>();
+        for (int b : entries) {
+            for (int x : region(b)) {
+                for (int k = starts.get(x); k < end(x); k++) {
+                    int v = localOf(insns[k]);
+                    if (v >= 0 && liveIn[b].get(v)) {
+                        p.add(v);
+                    }
+                    if (v >= 0 && writes(insns[k])) {
+                        written.add(v);
+                    }
+                }
+            }
+        }
+        BitSet liveOut = liveOut(reg);
+        for (int l : written) {
+            if (liveOut.get(l)) {
+                p.add(l);
+            }
+        }
+        for (int b : entries) {
+            Frame<BasicValue> f = frames[starts.get(b)];
+            for (int l : p) {
+                if (!assigned(f.getLocal(l))) {
+                    return null;
+                }
+            }
+        }
+        return p;
+    }
+
+    private BitSet liveOut(Set<Integer> reg) {
+        BitSet live = new BitSet();
+        for (int x : reg) {
+            for (int s : succ.get(x)) {
+                if (!reg.contains(s)) {
+                    live.or(liveIn[s]);
+                }
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Moves a group of regions into one new method {@code NAME$coldN(I entry?, params..., long[]
+     * out?)I}. It returns the index of the exit taken (an edge to a block outside the regions) or
+     * the exit count for a return, whose value it leaves in out's last slot; the locals the regions
+     * wrote that are live after them come back in out. The caller's stub reloads them and
+     * dispatches on the index.
+     */
+    private MethodNode extract(List<Integer> entries, int seq) {
+        Set<Integer> reg = new TreeSet<>();
+        for (int e : entries) {
+            reg.addAll(region(e));
+        }
+        boolean multi = entries.size() > 1;
+        Type ret = Type.getReturnType(mn.desc);
+        Frame<BasicValue> fin = frames[starts.get(entries.get(0))];
+        TreeSet<Integer> gp = params(entries);
+        if (gp == null) {
+            throw new IllegalStateException(mn.name + ": region group without its locals");
+        }
+        Map<Integer, Type> wtype = new HashMap<>();
+        boolean hasReturn = false;
+        for (int x : reg) {
+            for (int k = starts.get(x); k < end(x); k++) {
+                AbstractInsnNode i = insns[k];
+                int op = i.getOpcode();
+                if (writes(i)) {
+                    wtype.put(localOf(i), storeType(op));
+                }
+                hasReturn |= op >= IRETURN && op <= RETURN;
+            }
+        }
+        List<Integer> exits = new ArrayList<>();
+        for (int x : reg) {
+            for (int s : succ.get(x)) {
+                if (!reg.contains(s) && !exits.contains(s)) {
+                    exits.add(s);
+                }
+            }
+        }
+        exits.sort(null);
+        BitSet liveOut = liveOut(reg);
+        List<Integer> params = new ArrayList<>(gp);
+        List<Type> ptypes = new ArrayList<>();
+        for (int l : params) {
+            Type t = fin.getLocal(l).getType();
+            ptypes.add(t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY ? argType(l) : t);
+        }
+        List<Integer> back = new ArrayList<>();
+        for (int l : new TreeSet<>(wtype.keySet())) {
+            if (liveOut.get(l)) {
+                if (wtype.get(l).getSort() == Type.OBJECT) {
+                    throw new IllegalStateException(
+                            mn.name + ": a region writes reference local " + l);
+                }
+                back.add(l);
+            }
+        }
+        boolean needOut = !back.isEmpty() || (ret.getSort() != Type.VOID && hasReturn);
+        int shift = multi ? 1 : 0;
+        StringBuilder desc = new StringBuilder(multi ? "(I" : "(");
+        for (Type t : ptypes) {
+            desc.append(t.getDescriptor());
+            shift += t.getSize();
+        }
+        int outParam = shift;
+        if (needOut) {
+            desc.append("[J");
+            shift++;
+        }
+        desc.append(")I");
+        String name = mn.name + "$cold" + seq;
+        MethodNode om =
+                new MethodNode(
+                        ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC,
+                        name,
+                        desc.toString(),
+                        null,
+                        null);
+        InsnList o = om.instructions;
+        // prologue: arguments into the original local slots, shifted past the parameters
+        int slot = multi ? 1 : 0;
+        for (int i = 0; i < params.size(); i++) {
+            Type t = ptypes.get(i);
+            o.add(new VarInsnNode(t.getOpcode(ILOAD), slot));
+            o.add(new VarInsnNode(t.getOpcode(ISTORE), params.get(i) + shift));
+            slot += t.getSize();
+        }
+        Map<Integer, LabelNode> exitLabel = new HashMap<>();
+        for (int t : exits) {
+            exitLabel.put(t, new LabelNode());
+        }
+        Map<LabelNode, LabelNode> labels = new HashMap<>();
+        for (AbstractInsnNode i : insns) {
+            if (i instanceof LabelNode l) {
+                int blk = labelBlock.get(l);
+                labels.put(
+                        l,
+                        reg.contains(blk)
+                                ? new LabelNode()
+                                : exitLabel.getOrDefault(blk, new LabelNode()));
+            }
+        }
+        int retIndex = exits.size();
+        if (multi) {
+            LabelNode[] el = new LabelNode[entries.size()];
+            for (int i = 0; i < el.length; i++) {
+                el[i] = labels.get((LabelNode) insns[starts.get(entries.get(i))]);
+            }
+            o.add(new VarInsnNode(ILOAD, 0));
+            o.add(new TableSwitchInsnNode(0, el.length - 1, el[el.length - 1], el));
+        }
+        for (int x : reg) {
+            for (int k = starts.get(x); k < end(x); k++) {
+                AbstractInsnNode i = insns[k];
+                int op = i.getOpcode();
+                if (op >= IRETURN && op <= RETURN) {
+                    if (op != RETURN) {
+                        storeReturnValue(o, ret, back.size(), outParam);
+                    }
+                    o.add(intConst(retIndex));
+                    o.add(new InsnNode(IRETURN));
+                    continue;
+                }
+                AbstractInsnNode c = i.clone(labels);
+                if (c instanceof VarInsnNode v) {
+                    v.var += shift;
+                } else if (c instanceof IincInsnNode v) {
+                    v.var += shift;
+                }
+                o.add(c);
+            }
+            int op = insns[end(x) - 1].getOpcode();
+            if (!isTerminal(op) && x + 1 < nb && !reg.contains(x + 1)) {
+                o.add(new JumpInsnNode(GOTO, exitLabel.get(x + 1)));
+            }
+        }
+        for (int e = 0; e < exits.size(); e++) {
+            int t = exits.get(e);
+            o.add(exitLabel.get(t));
+            for (int j = 0; j < back.size(); j++) {
+                int l = back.get(j);
+                if (!liveIn[t].get(l)) {
+                    continue;
+                }
+                Type ty = wtype.get(l);
+                o.add(new VarInsnNode(ALOAD, outParam));
+                o.add(intConst(j));
+                o.add(new VarInsnNode(ty.getOpcode(ILOAD), l + shift));
+                toLong(o, ty);
+                o.add(new InsnNode(LASTORE));
+            }
+            o.add(intConst(e));
+            o.add(new InsnNode(IRETURN));
+        }
+        // The caller's stub: call, reload what came back, dispatch on the exit index.
+        InsnList s = new InsnList();
+        int tmp = -1;
+        if (needOut) {
+            tmp = tmpSlot();
+            s.add(intConst(back.size() + 1));
+            s.add(new IntInsnNode(NEWARRAY, T_LONG));
+            s.add(new VarInsnNode(ASTORE, tmp));
+        }
+        for (int i = 0; i < params.size(); i++) {
+            s.add(new VarInsnNode(ptypes.get(i).getOpcode(ILOAD), params.get(i)));
+        }
+        if (needOut) {
+            s.add(new VarInsnNode(ALOAD, tmp));
+        }
+        s.add(new MethodInsnNode(INVOKESTATIC, owner.name, name, desc.toString(), false));
+        for (int j = 0; j < back.size(); j++) {
+            Type ty = wtype.get(back.get(j));
+            s.add(new VarInsnNode(ALOAD, tmp));
+            s.add(intConst(j));
+            s.add(new InsnNode(LALOAD));
+            fromLong(s, ty);
+            s.add(new VarInsnNode(ty.getOpcode(ISTORE), back.get(j)));
+        }
+        LabelNode retCase = new LabelNode();
+        if (exits.isEmpty()) {
+            s.add(new InsnNode(POP));
+            s.add(new JumpInsnNode(GOTO, retCase));
+        } else if (exits.size() == 1 && !hasReturn) {
+            s.add(new InsnNode(POP));
+            s.add(new JumpInsnNode(GOTO, firstLabel(exits.get(0))));
+        } else {
+            LabelNode[] cases = new LabelNode[exits.size() + 1];
+            for (int e = 0; e < exits.size(); e++) {
+                cases[e] = firstLabel(exits.get(e));
+            }
+            cases[retIndex] = retCase;
+            s.add(new TableSwitchInsnNode(0, retIndex, retCase, cases));
+        }
+        s.add(retCase);
+        if (ret.getSort() == Type.VOID) {
+            s.add(new InsnNode(RETURN));
+        } else if (!hasReturn) {
+            // unreachable: the outlined code has no return
+            s.add(new InsnNode(ACONST_NULL));
+            s.add(new InsnNode(ATHROW));
+        } else {
+            s.add(new VarInsnNode(ALOAD, tmp));
+            s.add(intConst(back.size()));
+            s.add(new InsnNode(LALOAD));
+            fromLong(s, ret);
+            s.add(new InsnNode(ret.getOpcode(IRETURN)));
+        }
+        for (int x : reg) {
+            for (int k = starts.get(x); k < end(x); k++) {
+                if (insns[k].getOpcode() >= 0) {
+                    mn.instructions.remove(insns[k]);
+                }
+            }
+        }
+        for (AbstractInsnNode i : s) {
+            if (i.getOpcode() >= 0) {
+                stubInsns++;
+            }
+        }
+        if (!multi) {
+            mn.instructions.insert(insns[starts.get(entries.get(0))], s);
+            return om;
+        }
+        // several entries share one stub at the method's end: each pushes its index and jumps
+        LabelNode shared = new LabelNode();
+        for (int i = 0; i < entries.size(); i++) {
+            InsnList en = new InsnList();
+            en.add(intConst(i));
+            en.add(new JumpInsnNode(GOTO, shared));
+            stubInsns += 2;
+            mn.instructions.insert(insns[starts.get(entries.get(i))], en);
+        }
+        tail.add(shared);
+        tail.add(s);
+        return om;
+    }
+
+    private int tmpSlot() {
+        if (tmpSlot < 0) {
+            tmpSlot = mn.maxLocals;
+            mn.maxLocals += 1;
+        }
+        return tmpSlot;
+    }
+
+    private LabelNode firstLabel(int b) {
+        return (LabelNode) insns[starts.get(b)];
+    }
+
+    private Type argType(int local) {
+        int s = 0;
+        for (Type t : Type.getArgumentTypes(mn.desc)) {
+            if (s == local) {
+                return t;
+            }
+            s += t.getSize();
+        }
+        throw new IllegalStateException(
+                mn.name + ": reference local " + local + " is not a parameter");
+    }
+
+    private static Type storeType(int op) {
+        return switch (op) {
+            case ISTORE, IINC -> Type.INT_TYPE;
+            case LSTORE -> Type.LONG_TYPE;
+            case FSTORE -> Type.FLOAT_TYPE;
+            case DSTORE -> Type.DOUBLE_TYPE;
+            default -> Type.getObjectType("java/lang/Object");
+        };
+    }
+
+    /** Stack: value -> (nothing), the value converted to long in out[slot]. */
+    private static void storeReturnValue(InsnList o, Type ret, int slot, int outParam) {
+        toLong(o, ret);
+        o.add(new VarInsnNode(ALOAD, outParam));
+        o.add(new InsnNode(DUP_X2));
+        o.add(new InsnNode(POP));
+        o.add(intConst(slot));
+        o.add(new InsnNode(DUP_X2));
+        o.add(new InsnNode(POP));
+        o.add(new InsnNode(LASTORE));
+    }
+
+    private static void toLong(InsnList o, Type t) {
+        switch (t.getSort()) {
+            case Type.INT, Type.BOOLEAN, Type.BYTE, Type.CHAR, Type.SHORT ->
+                    o.add(new InsnNode(I2L));
+            case Type.LONG -> {}
+            case Type.FLOAT -> {
+                o.add(
+                        new MethodInsnNode(
+                                INVOKESTATIC,
+                                "java/lang/Float",
+                                "floatToRawIntBits",
+                                "(F)I",
+                                false));
+                o.add(new InsnNode(I2L));
+            }
+            case Type.DOUBLE ->
+                    o.add(
+                            new MethodInsnNode(
+                                    INVOKESTATIC,
+                                    "java/lang/Double",
+                                    "doubleToRawLongBits",
+                                    "(D)J",
+                                    false));
+            default -> throw new IllegalStateException("cannot carry a " + t + " in a long");
+        }
+    }
+
+    private static void fromLong(InsnList o, Type t) {
+        switch (t.getSort()) {
+            case Type.INT, Type.BOOLEAN, Type.BYTE, Type.CHAR, Type.SHORT ->
+                    o.add(new InsnNode(L2I));
+            case Type.LONG -> {}
+            case Type.FLOAT -> {
+                o.add(new InsnNode(L2I));
+                o.add(
+                        new MethodInsnNode(
+                                INVOKESTATIC, "java/lang/Float", "intBitsToFloat", "(I)F", false));
+            }
+            case Type.DOUBLE ->
+                    o.add(
+                            new MethodInsnNode(
+                                    INVOKESTATIC,
+                                    "java/lang/Double",
+                                    "longBitsToDouble",
+                                    "(J)D",
+                                    false));
+            default -> throw new IllegalStateException("cannot carry a " + t + " in a long");
+        }
+    }
+
+    private static AbstractInsnNode intConst(int v) {
+        if (v >= -1 && v <= 5) {
+            return new InsnNode(ICONST_0 + v);
+        }
+        return v >= Short.MIN_VALUE && v <= Short.MAX_VALUE
+                ? new IntInsnNode(SIPUSH, v)
+                : new LdcInsnNode(v);
+    }
+}

@@ -1,0 +1,149 @@
+package dev.sandjar.outline;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.MethodNode;
+
+/**
+ * Rewrites a class so that the cold regions of its huge static methods live in methods of their
+ * own, leaving a hot remainder small enough for C2 to inline the calls in it (docs/engine.md, "The
+ * outlining pass").
+ *
+ * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION METHOD...} moves, per method, every region
+ * whose entry ran at most COLD_FRACTION times the method's most frequent count in the profile;
+ * {@code instrument IN OUT METHOD...} writes a copy of the class that counts how often each
+ * candidate region's entry runs, in a static {@code long[]} per method (read by the training run
+ * that writes the profile).
+ */
+public final class Outliner {
+    private Outliner() {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 3) {
+            throw new IllegalArgumentException(
+                    "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS METHOD... | instrument"
+                            + " IN OUT METHOD...");
+        }
+        byte[] in = Files.readAllBytes(Path.of(args[1]));
+        byte[] out;
+        if (args[0].equals("outline")) {
+            Profile profile = Profile.read(Path.of(args[3]));
+            double fraction = Double.parseDouble(args[4]);
+            int groupInsns = Integer.parseInt(args[5]);
+            StringBuilder report = new StringBuilder();
+            out =
+                    outline(
+                            in,
+                            Arrays.asList(args).subList(6, args.length),
+                            profile,
+                            fraction,
+                            groupInsns,
+                            report);
+            System.out.print(report);
+        } else if (args[0].equals("instrument")) {
+            out = instrument(in, Arrays.asList(args).subList(3, args.length));
+        } else {
+            throw new IllegalArgumentException("unknown mode '" + args[0] + "'");
+        }
+        Path target = Path.of(args[2]);
+        if (target.getParent() != null) {
+            Files.createDirectories(target.getParent());
+        }
+        Files.write(target, out);
+    }
+
+    /**
+     * The class with the cold regions of {@code methods} outlined. A region is cold when its count
+     * is at most {@code coldFraction} times the method's highest count; with {@link
+     * Profile#allCold()} every candidate is. Regions share an outlined method up to {@code
+     * groupInsns} instructions in all; 0 gives each its own.
+     */
+    public static byte[] outline(
+            byte[] classFile,
+            List<String> methods,
+            Profile profile,
+            double coldFraction,
+            int groupInsns,
+            StringBuilder report) {
+        if (!(coldFraction >= 0 && coldFraction <= 1)) {
+            throw new IllegalArgumentException(
+                    "coldFraction (" + coldFraction + ") must be in [0, 1]");
+        }
+        if (groupInsns < 0) {
+            throw new IllegalArgumentException("groupInsns (" + groupInsns + ") must be >= 0");
+        }
+        ClassNode cn = read(classFile);
+        List<MethodNode> added = new ArrayList<>();
+        for (String name : methods) {
+            long[] counts = profile.counts(name);
+            long max = counts == null ? 0 : Arrays.stream(counts).max().orElse(0);
+            MethodSplitter s = new MethodSplitter(cn, method(cn, name));
+            added.addAll(s.outline(counts, (long) (max * coldFraction), groupInsns, report));
+        }
+        cn.methods.addAll(added);
+        return write(cn);
+    }
+
+    /** The class with block counters in {@code methods} (see {@link MethodSplitter#instrument}). */
+    public static byte[] instrument(byte[] classFile, List<String> methods) {
+        ClassNode cn = read(classFile);
+        for (String name : methods) {
+            new MethodSplitter(cn, method(cn, name)).instrument();
+        }
+        return write(cn);
+    }
+
+    /** The name of the static long[] field that {@link #instrument} adds for a method. */
+    public static String counterField(String method) {
+        return MethodSplitter.counterField(method);
+    }
+
+    private static ClassNode read(byte[] classFile) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(classFile).accept(cn, ClassReader.SKIP_FRAMES);
+        return cn;
+    }
+
+    private static MethodNode method(ClassNode cn, String name) {
+        MethodNode found = null;
+        for (MethodNode m : cn.methods) {
+            if (m.name.equals(name)) {
+                if (found != null) {
+                    throw new IllegalStateException(cn.name + " has more than one method " + name);
+                }
+                found = m;
+            }
+        }
+        if (found == null) {
+            throw new IllegalStateException(
+                    String.format(
+                            Locale.ROOT,
+                            "%s has no method %s: the class is not the shape the pass expects",
+                            cn.name,
+                            name));
+        }
+        return found;
+    }
+
+    private static byte[] write(ClassNode cn) {
+        ClassWriter cw =
+                new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS) {
+                    // The methods rewritten here merge only primitives, null and their own
+                    // parameters' types; Object is a safe answer that needs no class loading.
+                    @Override
+                    protected String getCommonSuperClass(String type1, String type2) {
+                        return "java/lang/Object";
+                    }
+                };
+        cn.accept(cw);
+        return cw.toByteArray();
+    }
+}
