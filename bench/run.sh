@@ -37,8 +37,10 @@ default_out=bench/results/latest.md
 out="${BENCH_OUT:-$default_out}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 
-# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2.
-mvn -B -q -ntp -pl bench -am package -DskipTests
+# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2. BENCH_MVN_FLAGS adds
+# build flags, e.g. BENCH_MVN_FLAGS=-Doutline for the engine with the outlining pass (docs/engine.md).
+read -r -a mvn_flags <<<"${BENCH_MVN_FLAGS:-}"
+mvn -B -q -ntp -pl bench -am package -DskipTests "${mvn_flags[@]}"
 
 # GraalJS (JIT): its jars apart from the bench's class path (where GraalJS 23.1.8 is). When they
 # cannot be resolved the harness leaves the column empty and says why.

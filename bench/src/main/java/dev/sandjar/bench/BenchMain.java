@@ -688,6 +688,30 @@ public final class BenchMain {
     // -------------------------------------------------------------------------------------
     // The report
 
+    /**
+     * Whether the engine class on this class path went through the outlining pass (built with
+     * {@code -Doutline}, docs/engine.md): its outlined regions are methods named {@code
+     * func_N$coldK}.
+     */
+    static String engineShape() {
+        try {
+            Class<?> c =
+                    Class.forName(
+                            "dev.sandjar.quickjs.internal.QuickJsEngineModuleMachineFuncGroup_0",
+                            false,
+                            BenchMain.class.getClassLoader());
+            long cold =
+                    java.util.Arrays.stream(c.getDeclaredMethods())
+                            .filter(m -> m.getName().contains("$cold"))
+                            .count();
+            return cold == 0
+                    ? "as Chicory generated it"
+                    : "outlined (" + cold + " regions in methods of their own, `-Doutline`)";
+        } catch (ClassNotFoundException | LinkageError e) {
+            return "unknown (" + e + ")";
+        }
+    }
+
     private String report(Instant started) {
         Report r = new Report();
         String date = DateTimeFormatter.ISO_LOCAL_DATE.withZone(ZoneOffset.UTC).format(started);
@@ -716,6 +740,7 @@ public final class BenchMain {
                         + loadAfter);
         r.line("- JDK: " + jdk + " (GraalJS (JIT)'s JVMs: their own, below)");
         r.line("- JVM flags of every fork and probe: `" + String.join(" ", FORK_FLAGS) + "`");
+        r.line("- Sandjar's engine class: " + engineShape());
         r.line(
                 String.format(
                         Locale.ROOT,
