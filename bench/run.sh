@@ -38,7 +38,7 @@ out="${BENCH_OUT:-$default_out}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 
 # Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2. BENCH_MVN_FLAGS adds
-# build flags, e.g. BENCH_MVN_FLAGS=-Doutline for the engine with the outlining pass (docs/engine.md).
+# build flags, e.g. BENCH_MVN_FLAGS=-DnoOutline for the engine without the outlining pass (docs/engine.md).
 read -r -a mvn_flags <<<"${BENCH_MVN_FLAGS:-}"
 mvn -B -q -ntp -pl bench -am package -DskipTests "${mvn_flags[@]}"
 

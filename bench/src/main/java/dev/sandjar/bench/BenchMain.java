@@ -689,9 +689,9 @@ public final class BenchMain {
     // The report
 
     /**
-     * Whether the engine class on this class path went through the outlining pass (built with
-     * {@code -Doutline}, docs/engine.md): its outlined regions are methods named {@code
-     * func_N$coldK}.
+     * Whether the engine class on this class path went through the outlining pass (built with by
+     * default, docs/engine.md; {@code -DnoOutline} skips it): its outlined regions are methods
+     * named {@code func_N$coldK}.
      */
     static String engineShape() {
         try {
@@ -705,8 +705,8 @@ public final class BenchMain {
                             .filter(m -> m.getName().contains("$cold"))
                             .count();
             return cold == 0
-                    ? "as Chicory generated it"
-                    : "outlined (" + cold + " regions in methods of their own, `-Doutline`)";
+                    ? "as Chicory generated it (`-DnoOutline`)"
+                    : "outlined (" + cold + " regions in methods of their own)";
         } catch (ClassNotFoundException | LinkageError e) {
             return "unknown (" + e + ")";
         }
