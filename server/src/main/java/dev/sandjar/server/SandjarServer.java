@@ -567,9 +567,16 @@ public final class SandjarServer implements AutoCloseable {
             events.stream(ctx, run);
             return;
         }
-        RunResult r;
+        answer(ctx, ResultJson.result(run.id(), await(run)));
+    }
+
+    /**
+     * The run's result, on this request's thread; a server stopping meanwhile cancels the run and
+     * answers 503.
+     */
+    private static RunResult await(RunService.Active run) throws Exception {
         try {
-            r = run.result().get();
+            return run.result().get();
         } catch (InterruptedException e) {
             run.run().cancel();
             Thread.currentThread().interrupt();
@@ -577,7 +584,6 @@ public final class SandjarServer implements AutoCloseable {
         } catch (ExecutionException e) {
             throw unwrap(e);
         }
-        answer(ctx, ResultJson.result(run.id(), r));
     }
 
     private void postNodeRun(Context ctx) throws Exception {
@@ -675,17 +681,7 @@ public final class SandjarServer implements AutoCloseable {
                 answer(ctx, ResultJson.refusedImport(UUID.randomUUID().toString(), e.getMessage()));
                 return;
             }
-            RunResult r;
-            try {
-                r = run.result().get();
-            } catch (InterruptedException e) {
-                run.run().cancel();
-                Thread.currentThread().interrupt();
-                throw new ApiException(ApiException.Code.DRAINING, "the server is stopping");
-            } catch (ExecutionException e) {
-                throw unwrap(e);
-            }
-            answer(ctx, ResultJson.result(run.id(), r));
+            answer(ctx, ResultJson.result(run.id(), await(run)));
         } finally {
             answering.decrementAndGet();
         }
