@@ -852,13 +852,8 @@ public final class SandjarServer implements AutoCloseable {
             ctx.status(404).contentType(JSON).result(NOT_FOUND_MODULE);
             return;
         }
-        String etag = "\"" + d.graphDigest() + "\"";
-        ctx.header("ETag", etag);
-        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("X-Content-Sha256", d.contentSha256());
-        ctx.header("X-Content-Digest", d.graphDigest());
-        ctx.header("X-Sandbox-File-Id", d.graphId());
+        String etag =
+                immutable(ctx, d.graphDigest(), d.contentSha256(), d.graphDigest(), d.graphId());
         ctx.header("X-Sandbox-Module-Dependencies", ModuleIds.header(d.dependencyIds()));
         if (d.hostModule() != null) {
             ctx.header("X-Sandbox-Host-Module", d.hostModule());
@@ -866,14 +861,38 @@ public final class SandjarServer implements AutoCloseable {
         if (d.npm() != null) {
             ctx.header("X-Sandbox-Npm", d.npm());
         }
-        String inm = ctx.header("If-None-Match");
-        if (inm != null && ModuleIds.matches(inm, etag)) {
-            metrics.delivery("not_modified");
-            ctx.status(304);
+        if (notModified(ctx, etag)) {
             return;
         }
         metrics.delivery("hit");
         ctx.status(200).contentType(ModuleDelivery.MEDIA_TYPE).result(d.source());
+    }
+
+    /**
+     * The headers of every delivery answer, an immutable body named by its digest; returns the ETag
+     * (the quoted {@code etagDigest}).
+     */
+    private static String immutable(
+            Context ctx, String etagDigest, String sha256, String graphDigest, String fileId) {
+        String etag = "\"" + etagDigest + "\"";
+        ctx.header("ETag", etag);
+        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("X-Content-Sha256", sha256);
+        ctx.header("X-Content-Digest", graphDigest);
+        ctx.header("X-Sandbox-File-Id", fileId);
+        return etag;
+    }
+
+    /** Answers 304 when the client already holds {@code etag}. */
+    private boolean notModified(Context ctx, String etag) {
+        String inm = ctx.header("If-None-Match");
+        if (inm == null || !ModuleIds.matches(inm, etag)) {
+            return false;
+        }
+        metrics.delivery("not_modified");
+        ctx.status(304);
+        return true;
     }
 
     /** The delivery id of a WebAssembly module's binary: {@code <specifier>::wasm}. */
@@ -897,13 +916,9 @@ public final class SandjarServer implements AutoCloseable {
             ctx.status(404).contentType(JSON).result(NOT_FOUND_MODULE);
             return;
         }
-        String etag = "\"" + w.sha256() + "\"";
-        ctx.header("ETag", etag);
-        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
-        ctx.header("X-Content-Type-Options", "nosniff");
-        ctx.header("X-Content-Sha256", w.sha256());
-        ctx.header("X-Content-Digest", w.graphDigest());
-        ctx.header("X-Sandbox-File-Id", w.specifier() + WASM_SUFFIX);
+        String etag =
+                immutable(
+                        ctx, w.sha256(), w.sha256(), w.graphDigest(), w.specifier() + WASM_SUFFIX);
         List<String> exports = new ArrayList<>();
         for (WasmDelivery.Function f : w.functions()) {
             exports.add(
@@ -916,10 +931,7 @@ public final class SandjarServer implements AutoCloseable {
                             + f.wasmName());
         }
         ctx.header("X-Sandbox-Wasm-Exports", ModuleIds.header(exports));
-        String inm = ctx.header("If-None-Match");
-        if (inm != null && ModuleIds.matches(inm, etag)) {
-            metrics.delivery("not_modified");
-            ctx.status(304);
+        if (notModified(ctx, etag)) {
             return;
         }
         metrics.delivery("hit");
