@@ -64,7 +64,8 @@ public final class Outliner {
      * The class with the cold regions of {@code methods} outlined. A region is cold when its count
      * is at most {@code coldFraction} times the method's highest count; with {@link
      * Profile#allCold()} every candidate is. Regions share an outlined method up to {@code
-     * groupInsns} instructions in all; 0 gives each its own.
+     * groupInsns} instructions in all; 0 gives each its own. Every method's calls to Chicory's
+     * unsigned-compare helper are then replaced by the comparison ({@link UnsignedCompares}).
      */
     public static byte[] outline(
             byte[] classFile,
@@ -89,6 +90,11 @@ public final class Outliner {
             added.addAll(s.outline(counts, (long) (max * coldFraction), groupInsns, report));
         }
         cn.methods.addAll(added);
+        int compares = UnsignedCompares.rewrite(cn);
+        report.append(UnsignedCompares.NAME)
+                .append(": ")
+                .append(compares)
+                .append(" calls replaced by the comparison\n");
         return write(cn);
     }
 
