@@ -68,6 +68,10 @@ final class MethodSplitter implements Opcodes {
     private int[] size;
     private BitSet[] liveIn;
     private int tmpSlot = -1;
+
+    /** The longest {@code long[]} an outlined method of this one returns its locals in. */
+    private int scratchLength;
+
     private final InsnList tail = new InsnList();
     private int stubInsns;
 
@@ -479,6 +483,15 @@ final class MethodSplitter implements Opcodes {
             }
         }
         mn.instructions.add(tail);
+        if (tmpSlot >= 0) {
+            // one scratch array per call of the method, shared by every stub (each reads it
+            // right after its call; a recursive call has its own), not one per region call
+            InsnList init = new InsnList();
+            init.add(intConst(scratchLength));
+            init.add(new IntInsnNode(NEWARRAY, T_LONG));
+            init.add(new VarInsnNode(ASTORE, tmpSlot));
+            mn.instructions.insert(init);
+        }
         report.append(
                 String.format(
                         "%s: %d of %d instructions moved, in %d regions, into %d methods; %d"
@@ -720,9 +733,7 @@ final class MethodSplitter implements Opcodes {
         int tmp = -1;
         if (needOut) {
             tmp = tmpSlot();
-            s.add(intConst(back.size() + 1));
-            s.add(new IntInsnNode(NEWARRAY, T_LONG));
-            s.add(new VarInsnNode(ASTORE, tmp));
+            scratchLength = Math.max(scratchLength, back.size() + 1);
         }
         for (int i = 0; i < params.size(); i++) {
             s.add(new VarInsnNode(ptypes.get(i).getOpcode(ILOAD), params.get(i)));
