@@ -40,8 +40,9 @@ import java.util.Arrays;
  * guest code makes, bulk {@code write}, {@code fill} and {@code copy}, data segments, and the
  * atomics (which fall back to the plain stores).
  *
- * <p>Both arrays hold exactly the blocks of the current size, so their own bounds check is the wasm
- * bounds check for a load or store within one block. Growing replaces them with longer copies.
+ * <p>Both arrays hold exactly the blocks of the current size, so a block index below their length
+ * is the wasm bounds check for an access within one block (the typed accesses test it explicitly,
+ * which also spares C2 its own check). Growing replaces them with longer copies.
  *
  * <p>Not shared, not thread-safe: the engine thread is its only user (the engine reads {@link
  * #pages()} from other threads through its own volatile copy).
@@ -58,10 +59,6 @@ final class TrackedMemory implements Memory {
             MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONGS =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle FLOATS =
-            MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle DOUBLES =
-            MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** What every block not yet written reads as; never written itself. */
     private static final byte[] ZERO_BLOCK = new byte[BLOCK_SIZE];
@@ -206,16 +203,6 @@ final class TrackedMemory implements Memory {
         return data;
     }
 
-    /**
-     * The block a store goes to when it is not dirty yet: an explicit branch, not a caught null
-     * pointer (a trap in compiled guest code would send the whole interpreter-loop frame back to
-     * the bytecode interpreter, every time).
-     */
-    private byte[] blockForStore(int addr, int size) {
-        checkBounds(addr, size, sizeInBytes());
-        return dirtyBlock(addr >>> BLOCK_SHIFT);
-    }
-
     // ---------------------------------------------------------------------------------------
     // Size.
 
@@ -344,21 +331,6 @@ final class TrackedMemory implements Memory {
         }
     }
 
-    private RuntimeException outOfBounds(RuntimeException e, int addr, int size) {
-        if (e instanceof IndexOutOfBoundsException
-                || e instanceof IllegalArgumentException
-                || e instanceof NullPointerException) {
-            return new WasmRuntimeException(
-                    "out of bounds memory access: attempted to access address: "
-                            + addr
-                            + " but limit is: "
-                            + sizeInBytes()
-                            + " and size: "
-                            + size);
-        }
-        return e;
-    }
-
     @Override
     public void write(int addr, byte[] data, int offset, int size) {
         checkBounds(offset, size, data.length);
@@ -459,142 +431,124 @@ final class TrackedMemory implements Memory {
     }
 
     // ---------------------------------------------------------------------------------------
-    // Typed stores: a store within one block, or byte by byte across two.
+    // Typed loads and stores. Each is a fast path for an access within one block (and, for a
+    // store, a block already dirty) and a call to the slow path for everything else: the first
+    // store to a block after a clean, an access across two blocks, and every access out of
+    // bounds. The fast paths are small on purpose. In the big generated methods C2 inlines a
+    // helper only while the method plus what it has inlined stays under 8,000 bytes of bytecode,
+    // so the smaller each access is, the more of a method's accesses are inlined rather than
+    // called (docs/performance.md). Their own tests stand in for the wasm bounds check: a block
+    // index is below the array's length (a negative address shifts to one far above it) and the
+    // access ends within the block.
+
+    /** Loads {@code size} bytes little-endian, one at a time, after the bounds check. */
+    private long readSlow(int addr, int size) {
+        checkBounds(addr, size, sizeInBytes());
+        long v = 0;
+        for (int i = size - 1; i >= 0; i--) {
+            int a = addr + i;
+            v = (v << 8) | (blocks[a >>> BLOCK_SHIFT][a & BLOCK_MASK] & 0xFFL);
+        }
+        return v;
+    }
+
+    /** Stores {@code size} bytes of {@code data} little-endian, marking their blocks dirty. */
+    private void writeSlow(int addr, int size, long data) {
+        checkBounds(addr, size, sizeInBytes());
+        for (int i = 0; i < size; i++) {
+            int a = addr + i;
+            dirtyBlock(a >>> BLOCK_SHIFT)[a & BLOCK_MASK] = (byte) (data >>> (8 * i));
+        }
+    }
 
     @Override
     public void writeByte(int addr, byte data) {
-        try {
-            byte[] block = writable[addr >>> BLOCK_SHIFT];
-            if (block == null) {
-                block = blockForStore(addr, 1);
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] w = writable;
+        if (b < w.length) {
+            byte[] block = w[b];
+            if (block != null) {
+                block[addr & BLOCK_MASK] = data;
+                return;
             }
-            block[addr & BLOCK_MASK] = data;
-        } catch (RuntimeException e) {
-            throw outOfBounds(e, addr, 1);
         }
+        writeSlow(addr, 1, data);
     }
 
     @Override
     public void writeShort(int addr, short data) {
         int off = addr & BLOCK_MASK;
-        if (off + 2 <= BLOCK_SIZE) {
-            try {
-                byte[] block = writable[addr >>> BLOCK_SHIFT];
-                if (block == null) {
-                    block = blockForStore(addr, 2);
-                }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] w = writable;
+        if (off <= BLOCK_SIZE - 2 && b < w.length) {
+            byte[] block = w[b];
+            if (block != null) {
                 SHORTS.set(block, off, data);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 2);
+                return;
             }
-        } else {
-            checkBounds(addr, 2, sizeInBytes());
-            writeByte(addr, (byte) data);
-            writeByte(addr + 1, (byte) (data >>> 8));
         }
+        writeSlow(addr, 2, data);
     }
 
     @Override
     public void writeI32(int addr, int data) {
         int off = addr & BLOCK_MASK;
-        if (off + 4 <= BLOCK_SIZE) {
-            try {
-                byte[] block = writable[addr >>> BLOCK_SHIFT];
-                if (block == null) {
-                    block = blockForStore(addr, 4);
-                }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] w = writable;
+        if (off <= BLOCK_SIZE - 4 && b < w.length) {
+            byte[] block = w[b];
+            if (block != null) {
                 INTS.set(block, off, data);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
-            }
-        } else {
-            checkBounds(addr, 4, sizeInBytes());
-            for (int i = 0; i < 4; i++) {
-                writeByte(addr + i, (byte) (data >>> (8 * i)));
+                return;
             }
         }
+        writeSlow(addr, 4, data);
     }
 
     @Override
     public void writeLong(int addr, long data) {
         int off = addr & BLOCK_MASK;
-        if (off + 8 <= BLOCK_SIZE) {
-            try {
-                byte[] block = writable[addr >>> BLOCK_SHIFT];
-                if (block == null) {
-                    block = blockForStore(addr, 8);
-                }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] w = writable;
+        if (off <= BLOCK_SIZE - 8 && b < w.length) {
+            byte[] block = w[b];
+            if (block != null) {
                 LONGS.set(block, off, data);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
-            }
-        } else {
-            checkBounds(addr, 8, sizeInBytes());
-            for (int i = 0; i < 8; i++) {
-                writeByte(addr + i, (byte) (data >>> (8 * i)));
+                return;
             }
         }
+        writeSlow(addr, 8, data);
     }
 
     @Override
     public void writeF32(int addr, float data) {
-        int off = addr & BLOCK_MASK;
-        if (off + 4 <= BLOCK_SIZE) {
-            try {
-                byte[] block = writable[addr >>> BLOCK_SHIFT];
-                if (block == null) {
-                    block = blockForStore(addr, 4);
-                }
-                FLOATS.set(block, off, data);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
-            }
-        } else {
-            writeI32(addr, Float.floatToRawIntBits(data));
-        }
+        writeI32(addr, Float.floatToRawIntBits(data));
     }
 
     @Override
     public void writeF64(int addr, double data) {
-        int off = addr & BLOCK_MASK;
-        if (off + 8 <= BLOCK_SIZE) {
-            try {
-                byte[] block = writable[addr >>> BLOCK_SHIFT];
-                if (block == null) {
-                    block = blockForStore(addr, 8);
-                }
-                DOUBLES.set(block, off, data);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
-            }
-        } else {
-            writeLong(addr, Double.doubleToRawLongBits(data));
-        }
+        writeLong(addr, Double.doubleToRawLongBits(data));
     }
-
-    // ---------------------------------------------------------------------------------------
-    // Typed loads.
 
     @Override
     public byte read(int addr) {
-        try {
-            return blocks[addr >>> BLOCK_SHIFT][addr & BLOCK_MASK];
-        } catch (RuntimeException e) {
-            throw outOfBounds(e, addr, 1);
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] bl = blocks;
+        if (b < bl.length) {
+            return bl[b][addr & BLOCK_MASK];
         }
+        return (byte) readSlow(addr, 1);
     }
 
     @Override
     public short readShort(int addr) {
         int off = addr & BLOCK_MASK;
-        if (off + 2 <= BLOCK_SIZE) {
-            try {
-                return (short) SHORTS.get(blocks[addr >>> BLOCK_SHIFT], off);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 2);
-            }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] bl = blocks;
+        if (off <= BLOCK_SIZE - 2 && b < bl.length) {
+            return (short) SHORTS.get(bl[b], off);
         }
-        return (short) ((read(addr) & 0xFF) | ((read(addr + 1) & 0xFF) << 8));
+        return (short) readSlow(addr, 2);
     }
 
     @Override
@@ -605,35 +559,23 @@ final class TrackedMemory implements Memory {
     @Override
     public int readInt(int addr) {
         int off = addr & BLOCK_MASK;
-        if (off + 4 <= BLOCK_SIZE) {
-            try {
-                return (int) INTS.get(blocks[addr >>> BLOCK_SHIFT], off);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
-            }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] bl = blocks;
+        if (off <= BLOCK_SIZE - 4 && b < bl.length) {
+            return (int) INTS.get(bl[b], off);
         }
-        int v = 0;
-        for (int i = 3; i >= 0; i--) {
-            v = (v << 8) | (read(addr + i) & 0xFF);
-        }
-        return v;
+        return (int) readSlow(addr, 4);
     }
 
     @Override
     public long readLong(int addr) {
         int off = addr & BLOCK_MASK;
-        if (off + 8 <= BLOCK_SIZE) {
-            try {
-                return (long) LONGS.get(blocks[addr >>> BLOCK_SHIFT], off);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
-            }
+        int b = addr >>> BLOCK_SHIFT;
+        byte[][] bl = blocks;
+        if (off <= BLOCK_SIZE - 8 && b < bl.length) {
+            return (long) LONGS.get(bl[b], off);
         }
-        long v = 0;
-        for (int i = 7; i >= 0; i--) {
-            v = (v << 8) | (read(addr + i) & 0xFFL);
-        }
-        return v;
+        return readSlow(addr, 8);
     }
 
     @Override
@@ -643,14 +585,6 @@ final class TrackedMemory implements Memory {
 
     @Override
     public float readFloat(int addr) {
-        int off = addr & BLOCK_MASK;
-        if (off + 4 <= BLOCK_SIZE) {
-            try {
-                return (float) FLOATS.get(blocks[addr >>> BLOCK_SHIFT], off);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 4);
-            }
-        }
         return Float.intBitsToFloat(readInt(addr));
     }
 
@@ -661,14 +595,6 @@ final class TrackedMemory implements Memory {
 
     @Override
     public double readDouble(int addr) {
-        int off = addr & BLOCK_MASK;
-        if (off + 8 <= BLOCK_SIZE) {
-            try {
-                return (double) DOUBLES.get(blocks[addr >>> BLOCK_SHIFT], off);
-            } catch (RuntimeException e) {
-                throw outOfBounds(e, addr, 8);
-            }
-        }
         return Double.longBitsToDouble(readLong(addr));
     }
 }
