@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -19,28 +18,11 @@ class OutlinerTest {
     private static final String NAME = Synthetic.class.getName();
 
     private static byte[] original() throws IOException {
-        try (InputStream in = Synthetic.class.getResourceAsStream("Synthetic.class")) {
-            return in.readAllBytes();
-        }
+        return Rewritten.original(Synthetic.class);
     }
 
-    /** Loads {@code bytes} as the class {@link Synthetic}, apart from the test's own copy. */
     private static Class<?> load(byte[] bytes) throws ClassNotFoundException {
-        ClassLoader loader =
-                new ClassLoader(OutlinerTest.class.getClassLoader()) {
-                    @Override
-                    protected Class<?> loadClass(String name, boolean resolve)
-                            throws ClassNotFoundException {
-                        if (name.equals(NAME)) {
-                            synchronized (getClassLoadingLock(name)) {
-                                Class<?> c = findLoadedClass(name);
-                                return c != null ? c : defineClass(name, bytes, 0, bytes.length);
-                            }
-                        }
-                        return super.loadClass(name, resolve);
-                    }
-                };
-        return Class.forName(NAME, true, loader);
+        return Rewritten.load(NAME, bytes);
     }
 
     private static long call(Class<?> c, int steps, long seed, double scale) throws Exception {

@@ -3,8 +3,6 @@ package dev.sandjar.outline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -38,30 +36,6 @@ class UnsignedComparesTest {
 
     private static final String NAME = Calls.class.getName();
 
-    private static byte[] original() throws IOException {
-        try (InputStream in = Calls.class.getResourceAsStream("UnsignedComparesTest$Calls.class")) {
-            return in.readAllBytes();
-        }
-    }
-
-    private static Class<?> load(byte[] bytes) throws ClassNotFoundException {
-        ClassLoader loader =
-                new ClassLoader(UnsignedComparesTest.class.getClassLoader()) {
-                    @Override
-                    protected Class<?> loadClass(String name, boolean resolve)
-                            throws ClassNotFoundException {
-                        if (name.equals(NAME)) {
-                            synchronized (getClassLoadingLock(name)) {
-                                Class<?> c = findLoadedClass(name);
-                                return c != null ? c : defineClass(name, bytes, 0, bytes.length);
-                            }
-                        }
-                        return super.loadClass(name, resolve);
-                    }
-                };
-        return Class.forName(NAME, true, loader);
-    }
-
     private static int helperCalls(byte[] bytes) {
         ClassNode cn = new ClassNode();
         new ClassReader(bytes).accept(cn, 0);
@@ -77,13 +51,13 @@ class UnsignedComparesTest {
     @Test
     void theInlinedComparisonIsUnsignedGreaterOrEqual() throws Exception {
         StringBuilder report = new StringBuilder();
-        byte[] before = original();
+        byte[] before = Rewritten.original(Calls.class);
         byte[] after = Outliner.outline(before, List.of(), Profile.allCold(), 1.0, 0, report);
         assertEquals(3, helperCalls(before));
         assertEquals(0, helperCalls(after), "a call is left");
         assertTrue(report.toString().contains("i32_ge_u: 3 calls replaced"), report.toString());
 
-        Class<?> c = load(after);
+        Class<?> c = Rewritten.load(NAME, after);
         Method flag = c.getDeclaredMethod("flag", int.class, int.class);
         Method branch = c.getDeclaredMethod("branch", int.class, int.class, long.class);
         flag.setAccessible(true);
