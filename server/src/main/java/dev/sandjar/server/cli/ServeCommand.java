@@ -52,13 +52,17 @@ final class ServeCommand {
 
     static int run(String[] args, PrintStream out, PrintStream err) {
         SandjarServer.Builder b = SandjarServer.builder();
+        boolean tokensFile = false;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
             switch (a) {
                 case "--bind" -> b.bind(SandjarCli.value(args, ++i, a));
                 case "--port" -> b.port((int) SandjarCli.number(args, ++i, a, 0, 65535));
                 case "--packs" -> b.packs(SandjarCli.directory(SandjarCli.value(args, ++i, a), a));
-                case "--tokens" -> b.tokensFile(file(SandjarCli.value(args, ++i, a), a));
+                case "--tokens" -> {
+                    b.tokensFile(file(SandjarCli.value(args, ++i, a), a));
+                    tokensFile = true;
+                }
                 case "--insecure-no-auth" -> b.insecureNoAuth();
                 case "--pool" -> b.pool((int) SandjarCli.number(args, ++i, a, 1, 256));
                 case "--queue" -> b.queue((int) SandjarCli.number(args, ++i, a, 0, 100_000));
@@ -93,19 +97,33 @@ final class ServeCommand {
             return 1;
         }
         CountDownLatch stop = new CountDownLatch(1);
-        Signals.handle("TERM", stop::countDown);
+        if (!Signals.handle("TERM", stop::countDown)) {
+            err.println(
+                    "warning: serve: SIGTERM cannot be handled (ignored since the process started,"
+                            + " or not on this platform): kill will not drain and stop the server;"
+                            + " start it with the signal's default handling (env"
+                            + " --default-signal=TERM)");
+        }
         Signals.handle("INT", stop::countDown);
-        Signals.handle(
-                "HUP",
-                () -> {
-                    try {
-                        server.reloadTokens();
-                    } catch (Exception e) {
-                        err.println(
-                                "error: serve: token file not reloaded, the old one stays: "
-                                        + e.getMessage());
-                    }
-                });
+        boolean reloads =
+                Signals.handle(
+                        "HUP",
+                        () -> {
+                            try {
+                                server.reloadTokens();
+                            } catch (Exception e) {
+                                err.println(
+                                        "error: serve: token file not reloaded, the old one stays: "
+                                                + e.getMessage());
+                            }
+                        });
+        if (!reloads && tokensFile) {
+            err.println(
+                    "warning: serve: SIGHUP cannot be handled (ignored since the process started,"
+                            + " as nohup does, or not on this platform): kill -HUP will not reload"
+                            + " the token file; restart the server to change tokens, or start it"
+                            + " with the signal's default handling (env --default-signal=HUP)");
+        }
         try {
             server.start();
         } catch (RuntimeException e) {

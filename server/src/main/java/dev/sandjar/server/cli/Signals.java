@@ -13,6 +13,9 @@ final class Signals {
 
     /**
      * Runs {@code action} on the JVM's signal thread each time {@code name} (TERM, HUP) arrives.
+     * Returns false when it cannot: the platform lacks the signal, or the process was started with
+     * it ignored (as {@code nohup} does for HUP), which the JVM keeps: it installs no handler then,
+     * so the signal never arrives.
      */
     static boolean handle(String name, Runnable action) {
         try {
@@ -34,8 +37,8 @@ final class Signals {
                     Proxy.newProxyInstance(
                             Signals.class.getClassLoader(), new Class<?>[] {handler}, call);
             Object s = signal.getConstructor(String.class).newInstance(name);
-            signal.getMethod("handle", signal, handler).invoke(null, s, h);
-            return true;
+            Object before = signal.getMethod("handle", signal, handler).invoke(null, s, h);
+            return before != handler.getField("SIG_IGN").get(null);
         } catch (ReflectiveOperationException | IllegalArgumentException e) {
             return false;
         }
