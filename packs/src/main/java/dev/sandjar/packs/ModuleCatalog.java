@@ -219,23 +219,7 @@ public final class ModuleCatalog {
      *     catalog withholds
      */
     public ModuleDelivery authorizeDelivery(String moduleId) {
-        Objects.requireNonNull(moduleId, "moduleId");
-        CatalogSnapshot s = snapshot;
-        CatalogSnapshot.Located located;
-        CatalogSnapshot.Served served = s.specifiers.get(moduleId);
-        if (served != null) {
-            located = s.nodes.get(served.entry().nodeId());
-        } else {
-            located = s.nodes.get(moduleId);
-        }
-        if (located == null) {
-            CatalogSnapshot.Why why = s.why(moduleId);
-            throw new ModuleDeliveryException(
-                    why.refused()
-                            ? ModuleDeliveryException.Reason.REFUSED
-                            : ModuleDeliveryException.Reason.NOT_FOUND,
-                    "'" + moduleId + "' cannot be delivered: " + why.message());
-        }
+        CatalogSnapshot.Located located = locate(moduleId);
         DiscoveredPack.Node n = located.node();
         return new ModuleDelivery(
                 moduleId,
@@ -252,14 +236,11 @@ public final class ModuleCatalog {
     }
 
     /**
-     * The binary of a WebAssembly module, for a runner that calls the module itself (the browser
-     * runner), by the module's public specifier or its facade's graph id. Only modules this catalog
-     * serves are delivered.
+     * The node this catalog serves under {@code moduleId} (a public specifier or a graph id).
      *
-     * @throws ModuleDeliveryException NOT_FOUND for an id that names no WebAssembly module this
-     *     catalog serves, REFUSED for one the catalog withholds
+     * @throws ModuleDeliveryException NOT_FOUND, or REFUSED for a module the catalog withholds
      */
-    public WasmDelivery authorizeWasm(String moduleId) {
+    private CatalogSnapshot.Located locate(String moduleId) {
         Objects.requireNonNull(moduleId, "moduleId");
         CatalogSnapshot s = snapshot;
         CatalogSnapshot.Served served = s.specifiers.get(moduleId);
@@ -273,6 +254,19 @@ public final class ModuleCatalog {
                             : ModuleDeliveryException.Reason.NOT_FOUND,
                     "'" + moduleId + "' cannot be delivered: " + why.message());
         }
+        return located;
+    }
+
+    /**
+     * The binary of a WebAssembly module, for a runner that calls the module itself (the browser
+     * runner), by the module's public specifier or its facade's graph id. Only modules this catalog
+     * serves are delivered.
+     *
+     * @throws ModuleDeliveryException NOT_FOUND for an id that names no WebAssembly module this
+     *     catalog serves, REFUSED for one the catalog withholds
+     */
+    public WasmDelivery authorizeWasm(String moduleId) {
+        CatalogSnapshot.Located located = locate(moduleId);
         DiscoveredPack.Node n = located.node();
         if (n.kind() != DiscoveredPack.NodeKind.WASM_FACADE) {
             throw new ModuleDeliveryException(

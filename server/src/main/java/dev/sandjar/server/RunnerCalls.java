@@ -148,7 +148,8 @@ final class RunnerCalls {
         return RunBody.JSON.writeValueAsBytes(run);
     }
 
-    private static void fields(JsonNode root, Set<String> known) {
+    /** Refuses (400) a body that is not an object or has a field outside {@code known}. */
+    static void fields(JsonNode root, Set<String> known) {
         if (root == null || !root.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }

@@ -700,18 +700,7 @@ public final class SandjarServer implements AutoCloseable {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
         }
-        if (root == null || !root.isObject()) {
-            throw ApiException.badRequest("the body must be a JSON object");
-        }
-        for (String f : (Iterable<String>) root::fieldNames) {
-            if (!SESSION_FIELDS.contains(f)) {
-                throw ApiException.badRequest(
-                        "the body has an unknown field '"
-                                + f
-                                + "'; the fields are "
-                                + Policy.sorted(SESSION_FIELDS));
-            }
-        }
+        RunnerCalls.fields(root, SESSION_FIELDS);
         com.fasterxml.jackson.databind.node.ObjectNode asRun = RunBody.JSON.createObjectNode();
         asRun.put("code", "");
         if (root.has("limits")) {
