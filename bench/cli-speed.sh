@@ -3,12 +3,15 @@
 # `./sandjar run` (its flags and CDS archive), then through Sandbox.run in a new JVM; prints both
 # steady states and their ratio, and fails (exit 1) when the command line's is over 1.5x the
 # library's (dev.sandjar.bench.CliSpeed). bench/run.sh runs the same check as one of its steps.
+# With DRAWS above 1 both sides run that many times, each in new JVMs, and every figure is the
+# median draw (each draw's time to speed and steady state are shown too).
 #
-#   bench/cli-speed.sh [SECONDS]    # default 60 s per side, about 2.5 minutes in all
+#   bench/cli-speed.sh [SECONDS [DRAWS]]   # default 60 s per side, 1 draw: about 2.5 minutes
 # BENCH_JAVA picks the java, for both sides, as for run.sh. Not part of `mvn verify`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+draws="${2:-1}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 # Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2; the server module's
 # package step is what ./sandjar runs.
@@ -16,4 +19,4 @@ mvn -B -q -ntp -pl bench -am package -DskipTests
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 # The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
 read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
-exec "$java" "${jit_flags[@]}" -Xss4m -Xmx1g -cp "$cp" dev.sandjar.bench.CliSpeed "$seconds"
+exec "$java" "${jit_flags[@]}" -Xss4m -Xmx1g -cp "$cp" dev.sandjar.bench.CliSpeed "$seconds" "$draws"

@@ -544,14 +544,14 @@ public final class BenchMain {
     private void cliSpeed() {
         CliSpeed.Result r;
         try {
-            r = CliSpeed.measure(Path.of("."), mode.cliSeconds(), work);
+            r = CliSpeed.measure(Path.of("."), mode.cliSeconds(), mode.cliDraws(), work);
         } catch (Exception e) {
             cliFailure = "FAIL: the command line's speed check could not run: " + e;
             notes.add(cliFailure);
             return;
         }
         cliSpeed.putAll(r.numbers());
-        if (r.cli().archive() == null) {
+        if (r.cli().get(0).archive() == null) {
             notes.add(
                     "The command line ran without its CDS archive (./sandjar could not make one):"
                             + " the speed check did not cover the archive.");
@@ -893,6 +893,14 @@ public final class BenchMain {
                         + " calls in a row (C2's code can arrive late in a busy JVM); the last"
                         + " quarter's median is beside it. Time to speed: from the process's launch"
                         + " to the first of three calls in a row within 1.5x of the steady state."
+                        + (mode.cliDraws() > 1
+                                ? " Both sides ran "
+                                        + mode.cliDraws()
+                                        + " times, each in new JVMs, alternating which went first;"
+                                        + " each figure is the median draw, with every draw's in"
+                                        + " parentheses (one JVM's time to speed is one draw of"
+                                        + " C2's compile order)."
+                                : "")
                         + " The harness exits 1 when the"
                         + " command line's steady state is over "
                         + CliSpeed.LIMIT

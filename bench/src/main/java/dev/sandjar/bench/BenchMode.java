@@ -9,8 +9,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * large JVM methods, and C2 needs tens of seconds to compile the hot ones), then runs all of that
  * system's benchmarks in process, each with a short warm-up of its own. {@link #cliSeconds} is how
  * long each side of the command line's speed check ({@link CliSpeed}) runs its fib(25) loop: long
- * enough for C2's code for the interpreter loop to arrive on a busy 2-core machine (10-45 s).
- * {@link #jitProofSeconds} is how long each side of {@link GraalJit}'s proof runs fib(25).
+ * enough for C2's code for the interpreter loop to arrive on a busy 2-core machine (10-45 s);
+ * {@link #cliDraws} is how many times both sides run, in a new pair of JVMs each (the report gives
+ * the median draw: one JVM's time to speed is one draw of C2's compile order). {@link
+ * #jitProofSeconds} is how long each side of {@link GraalJit}'s proof runs fib(25).
  */
 record BenchMode(
         String name,
@@ -25,6 +27,7 @@ record BenchMode(
         int nodeMeasureMs,
         int busySeconds,
         int cliSeconds,
+        int cliDraws,
         int jitProofSeconds) {
 
     static final BenchMode QUICK =
@@ -41,6 +44,7 @@ record BenchMode(
                     1_500,
                     2,
                     60,
+                    1,
                     15);
 
     static final BenchMode FULL =
@@ -57,6 +61,7 @@ record BenchMode(
                     10_000,
                     5,
                     90,
+                    3,
                     20);
 
     /**
@@ -76,6 +81,7 @@ record BenchMode(
                     200,
                     1,
                     10,
+                    1,
                     5);
 
     static BenchMode of(String name) {

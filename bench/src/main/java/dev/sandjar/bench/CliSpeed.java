@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The command line's guest speed against the library's: one guest program that runs fib(25) in a
@@ -34,8 +35,13 @@ import java.util.concurrent.TimeUnit;
  * the median of the loop's last quarter is reported beside it. Time to speed: from the process's
  * launch to the start of the first of three calls in a row within 1.5x of the steady state.
  *
- * <p>usage: {@code CliSpeed SECONDS} (from the repository's root; exit 1 when the check fails), or
- * {@code CliSpeed library FILE SECONDS}, the library's side, which prints the program's result.
+ * <p>Draws: both sides can run several times, each in a new JVM, alternating which goes first, and
+ * every figure is the median draw. One JVM's time to speed is one draw: on a busy 2-core machine
+ * the same command reached speed in 4.6, 6.1 and 40.4 s in three runs (docs/performance.md).
+ *
+ * <p>usage: {@code CliSpeed SECONDS [DRAWS]} (from the repository's root; exit 1 when the check
+ * fails), or {@code CliSpeed library FILE SECONDS}, the library's side, which prints the program's
+ * result.
  */
 public final class CliSpeed {
     /** The most the command line's steady state may be, in multiples of the library's. */
@@ -113,29 +119,50 @@ public final class CliSpeed {
         }
     }
 
-    /** Both sides and the verdict. */
-    record Result(int seconds, Side cli, Side library) {
+    /**
+     * Both sides, each run {@code cli.size()} times (draws), and the verdict. Each figure is the
+     * median over the draws; the ratio is of the median steady states.
+     */
+    record Result(int seconds, List<Side> cli, List<Side> library) {
+        Result {
+            if (cli.isEmpty() || cli.size() != library.size()) {
+                throw new IllegalArgumentException(
+                        "draws: " + cli.size() + " command line, " + library.size() + " library");
+            }
+        }
+
         double ratio() {
-            return cli.steadyMs() / library.steadyMs();
+            return median(cli, Side::steadyMs) / median(library, Side::steadyMs);
         }
 
         boolean ok() {
             return ratio() <= LIMIT;
         }
 
-        /** The numbers, for the bench's results.json (the archive as 1 or 0). */
+        /**
+         * The numbers, for the bench's results.json: each side's medians over the draws (the
+         * archive as 1 or 0), and with more than one draw each draw's time to speed and steady
+         * state ({@code cliTimeToSpeedS.1}, ...).
+         */
         Map<String, Double> numbers() {
             Map<String, Double> m = new LinkedHashMap<>();
             m.put("seconds", (double) seconds);
-            for (Side s : List.of(cli, library)) {
-                String k = s == cli ? "cli" : "library";
-                m.put(k + "FirstMs", s.firstMs());
-                m.put(k + "SteadyMs", s.steadyMs());
-                m.put(k + "EndMs", s.endMs());
-                m.put(k + "TimeToSpeedS", s.timeToSpeedS());
-                m.put(k + "Calls", (double) s.calls().size());
+            m.put("draws", (double) cli.size());
+            for (List<Side> sides : List.of(cli, library)) {
+                String k = sides == cli ? "cli" : "library";
+                m.put(k + "FirstMs", median(sides, Side::firstMs));
+                m.put(k + "SteadyMs", median(sides, Side::steadyMs));
+                m.put(k + "EndMs", median(sides, Side::endMs));
+                m.put(k + "TimeToSpeedS", median(sides, Side::timeToSpeedS));
+                m.put(k + "Calls", median(sides, s -> (double) s.calls().size()));
+                if (sides.size() > 1) {
+                    for (int i = 0; i < sides.size(); i++) {
+                        m.put(k + "TimeToSpeedS." + (i + 1), sides.get(i).timeToSpeedS());
+                        m.put(k + "SteadyMs." + (i + 1), sides.get(i).steadyMs());
+                    }
+                }
             }
-            m.put("cliArchive", cli.archive() == null ? 0.0 : 1.0);
+            m.put("cliArchive", cli.stream().allMatch(c -> c.archive() != null) ? 1.0 : 0.0);
             m.put("ratio", ratio());
             return m;
         }
@@ -148,8 +175,8 @@ public final class CliSpeed {
                         + " Run ./sandjar with -XX:+PrintCompilation and look for func_251 at tier"
                         + " 4; see docs/jvm-flags.md, \"The CDS archive and the JIT\".",
                     ratio(),
-                    cli.steadyMs(),
-                    library.steadyMs(),
+                    median(cli, Side::steadyMs),
+                    median(library, Side::steadyMs),
                     LIMIT);
         }
     }
@@ -180,12 +207,17 @@ public final class CliSpeed {
             library(Path.of(args[1]), Integer.parseInt(args[2]));
             return;
         }
-        if (args.length != 1) {
-            System.err.println("usage: CliSpeed SECONDS   (from the repository's root)");
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: CliSpeed SECONDS [DRAWS]   (from the repository's root)");
+            System.exit(2);
+        }
+        int draws = args.length == 2 ? Integer.parseInt(args[1]) : 1;
+        if (draws < 1 || draws > 9) {
+            System.err.println("DRAWS must be 1 to 9, not " + draws);
             System.exit(2);
         }
         Path work = Files.createTempDirectory("sandjar-cli-speed");
-        Result r = measure(Path.of("."), Integer.parseInt(args[0]), work);
+        Result r = measure(Path.of("."), Integer.parseInt(args[0]), draws, work);
         System.out.println(table(r));
         System.out.println("Each call, [start (epoch ms), ms]: " + work);
         if (!r.ok()) {
@@ -212,11 +244,13 @@ public final class CliSpeed {
     }
 
     /**
-     * Runs both sides, the command line first, with the java that runs this class. {@code repo} is
-     * the repository's root (where {@code sandjar} is); {@code work} takes the program and each
-     * side's calls ({@code cli-calls.json}, {@code library-calls.json}).
+     * Runs both sides {@code draws} times, with the java that runs this class, the command line
+     * first in odd draws and the library first in even ones (so neither always meets the machine as
+     * the other left it). {@code repo} is the repository's root (where {@code sandjar} is); {@code
+     * work} takes the program and each draw's calls ({@code cli-calls-1.json}, {@code
+     * library-calls-1.json}, ...).
      */
-    static Result measure(Path repo, int seconds, Path work)
+    static Result measure(Path repo, int seconds, int draws, Path work)
             throws IOException, InterruptedException {
         Path file = work.resolve("fib-loop.js").toAbsolutePath();
         Files.writeString(file, program(seconds), StandardCharsets.UTF_8);
@@ -234,7 +268,6 @@ public final class CliSpeed {
                                 file.toString(),
                                 "--timeout-ms",
                                 Long.toString(budgetMs(seconds))));
-        Side c = side("./sandjar run", cli, java, work, "cli-calls.json");
         List<String> lib = new ArrayList<>();
         lib.add(java);
         lib.addAll(BenchMain.FORK_FLAGS);
@@ -244,7 +277,23 @@ public final class CliSpeed {
         lib.add("library");
         lib.add(file.toString());
         lib.add(Integer.toString(seconds));
-        Side l = side("Sandbox.run in a new JVM", lib, java, work, "library-calls.json");
+        List<Side> c = new ArrayList<>();
+        List<Side> l = new ArrayList<>();
+        for (int d = 1; d <= draws; d++) {
+            if (d % 2 == 1) {
+                c.add(side("./sandjar run", cli, java, work, "cli-calls-" + d + ".json"));
+            }
+            l.add(
+                    side(
+                            "Sandbox.run in a new JVM",
+                            lib,
+                            java,
+                            work,
+                            "library-calls-" + d + ".json"));
+            if (d % 2 == 0) {
+                c.add(side("./sandjar run", cli, java, work, "cli-calls-" + d + ".json"));
+            }
+        }
         return new Result(seconds, c, l);
     }
 
@@ -346,13 +395,28 @@ public final class CliSpeed {
         sb.append(
                 String.format(
                         Locale.ROOT,
-                        "| %s | %.0f | %.0f | %.0f | %.1f | %.0f |\n",
+                        "| %s | %.0f | %.0f%s | %.0f | %.1f%s | %.0f |\n",
                         label,
                         m.get(k + "FirstMs"),
                         m.get(k + "SteadyMs"),
+                        draws(m, k + "SteadyMs.", "%.0f"),
                         m.getOrDefault(k + "EndMs", Double.NaN),
                         m.get(k + "TimeToSpeedS"),
+                        draws(m, k + "TimeToSpeedS.", "%.1f"),
                         m.get(k + "Calls")));
+    }
+
+    /** Each draw's figure, " (a / b / c)", or nothing when there was one draw. */
+    private static String draws(Map<String, Double> m, String prefix, String format) {
+        List<String> each = new ArrayList<>();
+        for (int i = 1; m.containsKey(prefix + i); i++) {
+            each.add(String.format(Locale.ROOT, format, m.get(prefix + i)));
+        }
+        return each.isEmpty() ? "" : " (" + String.join(" / ", each) + ")";
+    }
+
+    private static double median(List<Side> sides, ToDoubleFunction<Side> f) {
+        return median(sides.stream().map(f::applyAsDouble).toList());
     }
 
     private static double median(List<Double> v) {
