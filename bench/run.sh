@@ -2,7 +2,7 @@
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
 #   bench/run.sh quick   # one fork per system, short iterations: about 10 minutes on 2 cores
-#   bench/run.sh full    # three forks per system, longer iterations: about 50 minutes
+#   bench/run.sh full    # three forks per system, longer iterations: about 65 minutes
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 2 minutes
 #
 # A fork is one JVM per system: a shared warm-up over every workload, then all of that system's
@@ -10,7 +10,8 @@
 # what ran and how long each step took).
 #
 # One step checks the command line: fib(25) in a loop through ./sandjar run and through the
-# library in a new JVM (60 s each in quick mode, 90 s in full; bench/cli-speed.sh runs it alone).
+# library in a new JVM (60 s each in quick mode; 90 s in full, three times, the median draw
+# reported; bench/cli-speed.sh runs it alone).
 # The report is written either way; then the harness exits 1 with a FAIL line when the command
 # line's steady state is over 1.5x the library's (not in smoke mode) or the check could not run.
 #
