@@ -13,9 +13,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 draws="${2:-1}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
-# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2; the server module's
+# Build from this tree (-am) and install it (see run.sh); the server module's
 # package step is what ./sandjar runs.
-mvn -B -q -ntp -pl bench -am package -DskipTests
+mvn -B -q -ntp -pl bench -am install -DskipTests  # install: see run.sh
 cp="bench/target/classes:$(cat bench/target/classpath.txt)"
 # The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
 read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"

@@ -38,10 +38,14 @@ default_out=bench/results/latest.md
 out="${BENCH_OUT:-$default_out}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 
-# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2. BENCH_MVN_FLAGS adds
-# build flags, e.g. BENCH_MVN_FLAGS=-DnoOutline for the engine without the outlining pass (docs/engine.md).
+# Build from this tree (-am) and install it: the class path Maven writes for the forks
+# (bench/target/classpath.txt) names the sandjar jars in ~/.m2 wherever a SNAPSHOT of them sits
+# there (seen 2026-12-04: sandjar-host and sandjar-quickjs-wasm from ~/.m2, only sandjar-server
+# from its target/), so a package alone would measure whatever was installed last, not this tree.
+# BENCH_MVN_FLAGS adds build flags, e.g. BENCH_MVN_FLAGS=-DnoOutline for the engine without the
+# outlining pass (docs/engine.md).
 read -r -a mvn_flags <<<"${BENCH_MVN_FLAGS:-}"
-mvn -B -q -ntp -pl bench -am package -DskipTests "${mvn_flags[@]}"
+mvn -B -q -ntp -pl bench -am install -DskipTests "${mvn_flags[@]}"
 
 # GraalJS (JIT): its jars apart from the bench's class path (where GraalJS 23.1.8 is). When they
 # cannot be resolved the harness leaves the column empty and says why.
