@@ -13,10 +13,9 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 draws="${2:-1}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
-# Build from this tree (-am) and install it (see run.sh); the server module's
-# package step is what ./sandjar runs.
-mvn -B -q -ntp -pl bench -am install -DskipTests  # install: see run.sh
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
-read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+# Build and install this tree (bench/build.sh); the server module's package step is what
+# ./sandjar runs.
+source bench/build.sh
+bench_build
+bench_jvm
 exec "$java" "${jit_flags[@]}" -Xss4m -Xmx1g -cp "$cp" dev.sandjar.bench.CliSpeed "$seconds" "$draws"

@@ -12,10 +12,9 @@ jfr=jfr
 [[ "$java" == */* ]] && jfr="$(dirname "$java")/jfr"
 out=bench/target/profile
 mkdir -p "$out"
-[[ -f bench/target/classpath.txt ]] || mvn -B -q -ntp -pl bench -am install -DskipTests  # install: see run.sh
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
-read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+source bench/build.sh
+[[ -f bench/target/classpath.txt ]] || bench_build
+bench_jvm
 "$java" "${jit_flags[@]}" \
   -Xss4m -XX:FlightRecorderOptions:stackdepth=1024 \
   -XX:StartFlightRecording=settings=profile,filename="$out/setup.jfr" \

@@ -38,14 +38,11 @@ default_out=bench/results/latest.md
 out="${BENCH_OUT:-$default_out}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
 
-# Build from this tree (-am) and install it: the class path Maven writes for the forks
-# (bench/target/classpath.txt) names the sandjar jars in ~/.m2 wherever a SNAPSHOT of them sits
-# there (seen 2026-12-04: sandjar-host and sandjar-quickjs-wasm from ~/.m2, only sandjar-server
-# from its target/), so a package alone would measure whatever was installed last, not this tree.
-# BENCH_MVN_FLAGS adds build flags, e.g. BENCH_MVN_FLAGS=-DnoOutline for the engine without the
-# outlining pass (docs/engine.md).
+# Build and install this tree (bench/build.sh). BENCH_MVN_FLAGS adds build flags, e.g.
+# BENCH_MVN_FLAGS=-DnoOutline for the engine without the outlining pass (docs/engine.md).
+source bench/build.sh
 read -r -a mvn_flags <<<"${BENCH_MVN_FLAGS:-}"
-mvn -B -q -ntp -pl bench -am install -DskipTests "${mvn_flags[@]}"
+bench_build "${mvn_flags[@]}"
 
 # GraalJS (JIT): its jars apart from the bench's class path (where GraalJS 23.1.8 is). When they
 # cannot be resolved the harness leaves the column empty and says why.
@@ -71,9 +68,7 @@ else
   echo "warning: node/npm not found; the V8 column will be empty" >&2
 fi
 
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
-read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+bench_jvm
 exec "$java" "${jit_flags[@]}" \
   -Xss4m -Dsandjar.bench.node=bench/node -Dsandjar.bench.size="$size" \
   -Dsandjar.bench.graaljsJit.java="$jit_java" -Dsandjar.bench.graaljsJit.jars=bench/target/graaljs-jit \

@@ -20,10 +20,9 @@ warmup="${4:-45}"
 sse_clients="${5:-1,8}"
 out="${BENCH_OUT:-bench/results/server-load.md}"
 java="${BENCH_JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}"
-# Build from this tree (-am), never from whatever SNAPSHOT jars sit in ~/.m2.
-mvn -B -q -ntp -pl bench -am install -DskipTests  # install: see run.sh
-cp="bench/target/classes:$(cat bench/target/classpath.txt)"
-# The JIT flags' one home is the parent pom's sandjar.jit.flags (docs/jvm-flags.md).
-read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
+# Build and install this tree (bench/build.sh).
+source bench/build.sh
+bench_build
+bench_jvm
 exec "$java" "${jit_flags[@]}" -Xss4m -Xmx1g -cp "$cp" dev.sandjar.bench.ServerLoad \
   "$seconds" "$clients" "$pool" "$warmup" "$sse_clients" "$out"
