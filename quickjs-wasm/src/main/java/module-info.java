@@ -14,6 +14,7 @@ module dev.sandjar.quickjs {
     requires com.dylibso.chicory.wasm;
     requires java.logging;
     requires java.management;
+    requires jdk.unsupported;
 
     exports dev.sandjar.quickjs to
             dev.sandjar.host;

@@ -53,6 +53,17 @@ final class TrackedMemory implements Memory {
     private static final int BLOCK_MASK = BLOCK_SIZE - 1;
     static final int BLOCKS_PER_PAGE = PAGE_SIZE / BLOCK_SIZE;
 
+    /**
+     * The typed accesses' fast path when {@link RawAccess} allows it: {@code sun.misc.Unsafe} on
+     * the block arrays, one intrinsic per access instead of the byte-array {@code VarHandle}'s
+     * force-inlined chain, which leaves more of C2's inlining budget to the generated code
+     * (docs/performance.md, "Typed accesses through Unsafe"). A static final, so C2 folds the
+     * choice and compiles only the path taken.
+     */
+    private static final boolean RAW = RawAccess.ENABLED;
+
+    private static final long BASE = RawAccess.BYTE_ARRAY_BASE;
+
     private static final VarHandle SHORTS =
             MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS =
@@ -439,7 +450,11 @@ final class TrackedMemory implements Memory {
     // so the smaller each access is, the more of a method's accesses are inlined rather than
     // called (docs/performance.md). Their own tests stand in for the wasm bounds check: a block
     // index is below the array's length (a negative address shifts to one far above it) and the
-    // access ends within the block.
+    // access ends within the block. With RAW they are also the only check between a guest address
+    // and the JVM's heap, which holds because every array in blocks and writable is exactly
+    // BLOCK_SIZE long (made here or ZERO_BLOCK; restores copy into them, never swap in others)
+    // and the offset test keeps the access inside it. TrackedMemoryTest checks every typed
+    // access at every offset near a block's ends against the VarHandle path.
 
     /** Loads {@code size} bytes little-endian, one at a time, after the bounds check. */
     private long readSlow(int addr, int size) {
@@ -483,7 +498,11 @@ final class TrackedMemory implements Memory {
         if (off <= BLOCK_SIZE - 2 && b < w.length) {
             byte[] block = w[b];
             if (block != null) {
-                SHORTS.set(block, off, data);
+                if (RAW) {
+                    RawAccess.UNSAFE.putShort(block, BASE + off, data);
+                } else {
+                    SHORTS.set(block, off, data);
+                }
                 return;
             }
         }
@@ -498,7 +517,11 @@ final class TrackedMemory implements Memory {
         if (off <= BLOCK_SIZE - 4 && b < w.length) {
             byte[] block = w[b];
             if (block != null) {
-                INTS.set(block, off, data);
+                if (RAW) {
+                    RawAccess.UNSAFE.putInt(block, BASE + off, data);
+                } else {
+                    INTS.set(block, off, data);
+                }
                 return;
             }
         }
@@ -513,7 +536,11 @@ final class TrackedMemory implements Memory {
         if (off <= BLOCK_SIZE - 8 && b < w.length) {
             byte[] block = w[b];
             if (block != null) {
-                LONGS.set(block, off, data);
+                if (RAW) {
+                    RawAccess.UNSAFE.putLong(block, BASE + off, data);
+                } else {
+                    LONGS.set(block, off, data);
+                }
                 return;
             }
         }
@@ -546,7 +573,9 @@ final class TrackedMemory implements Memory {
         int b = addr >>> BLOCK_SHIFT;
         byte[][] bl = blocks;
         if (off <= BLOCK_SIZE - 2 && b < bl.length) {
-            return (short) SHORTS.get(bl[b], off);
+            return RAW
+                    ? RawAccess.UNSAFE.getShort(bl[b], BASE + off)
+                    : (short) SHORTS.get(bl[b], off);
         }
         return (short) readSlow(addr, 2);
     }
@@ -562,7 +591,7 @@ final class TrackedMemory implements Memory {
         int b = addr >>> BLOCK_SHIFT;
         byte[][] bl = blocks;
         if (off <= BLOCK_SIZE - 4 && b < bl.length) {
-            return (int) INTS.get(bl[b], off);
+            return RAW ? RawAccess.UNSAFE.getInt(bl[b], BASE + off) : (int) INTS.get(bl[b], off);
         }
         return (int) readSlow(addr, 4);
     }
@@ -573,7 +602,7 @@ final class TrackedMemory implements Memory {
         int b = addr >>> BLOCK_SHIFT;
         byte[][] bl = blocks;
         if (off <= BLOCK_SIZE - 8 && b < bl.length) {
-            return (long) LONGS.get(bl[b], off);
+            return RAW ? RawAccess.UNSAFE.getLong(bl[b], BASE + off) : (long) LONGS.get(bl[b], off);
         }
         return readSlow(addr, 8);
     }

@@ -169,6 +169,126 @@ class TrackedMemoryTest {
         }
     }
 
+    /** The widths of the typed accesses, in bytes. */
+    private static final int[] WIDTHS = {1, 2, 4, 8};
+
+    /**
+     * Every typed load and store, at every offset within 16 bytes of each end of a block (so within
+     * one block, across two, and out of bounds past the memory's end), against a byte model: the
+     * fast paths' own tests are the bounds check, and with {@link RawAccess} the only one between a
+     * guest address and the JVM's heap, so a mistake must show here as a wrong byte or a missing
+     * trap. The memory is cleaned now and then so a store meets both clean blocks (the slow path)
+     * and dirty ones (the fast path). The class runs twice in the build: once on the path the JVM
+     * picks and once with {@code sandjar.memory.access=varhandle}.
+     */
+    @Test
+    void everyTypedAccessAtEveryOffsetNearABlockEndMatchesTheModel() {
+        int pages = 2;
+        int size = pages * PAGE;
+        TrackedMemory memory = new TrackedMemory(pages, pages);
+        byte[] model = new byte[size];
+        Random random = new Random(7);
+        int checked = 0;
+        for (int edge = 0; edge <= size; edge += TrackedMemory.BLOCK_SIZE) {
+            for (int at = edge - 16; at < edge + 16; at++) {
+                for (int width : WIDTHS) {
+                    if (random.nextInt(4) == 0) {
+                        memory.clean();
+                    }
+                    long value = random.nextLong();
+                    boolean inBounds = at >= 0 && at <= size - width;
+                    if (inBounds) {
+                        store(memory, at, width, value);
+                        put(model, at, value, width);
+                        for (int w : WIDTHS) {
+                            if (at <= size - w) {
+                                assertEquals(
+                                        get(model, at, w),
+                                        load(memory, at, w),
+                                        "load of "
+                                                + w
+                                                + " at "
+                                                + at
+                                                + " after a store of "
+                                                + width);
+                            }
+                        }
+                    } else {
+                        int a = at;
+                        assertThrows(
+                                WasmRuntimeException.class,
+                                () -> store(memory, a, width, value),
+                                "store of " + width + " at " + a);
+                        assertThrows(
+                                WasmRuntimeException.class,
+                                () -> load(memory, a, width),
+                                "load of " + width + " at " + a);
+                    }
+                    checked++;
+                }
+            }
+        }
+        assertArrayEquals(model, memory.readBytes(0, size), "the whole memory");
+        assertEquals(33 * 32 * WIDTHS.length, checked);
+        // Addresses far out: negative ones shift to a block index far above the memory.
+        for (int at :
+                new int[] {Integer.MIN_VALUE, -1, -4096, size, size + 4096, Integer.MAX_VALUE}) {
+            for (int width : WIDTHS) {
+                assertThrows(WasmRuntimeException.class, () -> store(memory, at, width, 1));
+                assertThrows(WasmRuntimeException.class, () -> load(memory, at, width));
+            }
+        }
+        assertArrayEquals(model, memory.readBytes(0, size), "unchanged by the traps");
+    }
+
+    /** Which path the typed accesses take is what RawAccess says it is for this JVM. */
+    @Test
+    void theUnsafePathIsTakenWhereItMayBe() {
+        String choice = System.getProperty(RawAccess.PROPERTY, "auto");
+        boolean allowed =
+                !choice.equals("varhandle")
+                        && java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
+                        && (System.getProperty("os.arch").equals("amd64")
+                                || System.getProperty("os.arch").equals("aarch64"))
+                        && (Runtime.version().feature() < 24
+                                || "allow"
+                                        .equals(
+                                                System.getProperty(
+                                                        "sun.misc.unsafe.memory.access")));
+        assertEquals(allowed, RawAccess.ENABLED, "why not: " + RawAccess.REASON);
+        assertEquals(allowed, RawAccess.REASON == null);
+        assertTrue(allowed == (RawAccess.BYTE_ARRAY_BASE > 0), "base " + RawAccess.BYTE_ARRAY_BASE);
+    }
+
+    private static void store(TrackedMemory m, int at, int width, long v) {
+        switch (width) {
+            case 1 -> m.writeByte(at, (byte) v);
+            case 2 -> m.writeShort(at, (short) v);
+            case 4 -> m.writeI32(at, (int) v);
+            default -> m.writeLong(at, v);
+        }
+    }
+
+    /** The typed load of {@code width} bytes, sign-extended as the memory returns it. */
+    private static long load(TrackedMemory m, int at, int width) {
+        return switch (width) {
+            case 1 -> m.read(at);
+            case 2 -> m.readShort(at);
+            case 4 -> m.readInt(at);
+            default -> m.readLong(at);
+        };
+    }
+
+    /** The model's little-endian value of {@code width} bytes at {@code at}, sign-extended. */
+    private static long get(byte[] model, int at, int width) {
+        long v = 0;
+        for (int i = width - 1; i >= 0; i--) {
+            v = (v << 8) | (model[at + i] & 0xFFL);
+        }
+        int shift = 64 - 8 * width;
+        return (v << shift) >> shift;
+    }
+
     @Test
     void outOfBoundsAccessIsATrapNotAJavaException() {
         TrackedMemory memory = new TrackedMemory(1, 2);

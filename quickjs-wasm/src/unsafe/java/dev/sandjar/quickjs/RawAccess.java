@@ -1,0 +1,110 @@
+package dev.sandjar.quickjs;
+
+import java.lang.reflect.Field;
+import java.nio.ByteOrder;
+import java.util.Locale;
+import java.util.logging.Logger;
+
+/**
+ * Whether {@link TrackedMemory}'s typed loads and stores go through {@code sun.misc.Unsafe} on its
+ * block arrays (one intrinsic per access) or through little-endian byte-array {@code VarHandle}s
+ * (the portable path, whose force-inlined chain costs more of C2's inlining budget per access).
+ * Both read and write the same bytes; the choice is made once per JVM, when the class loads.
+ *
+ * <p>{@code Unsafe} is used when all of these hold:
+ *
+ * <ul>
+ *   <li>the system property {@value #PROPERTY} is unset, {@code auto} or {@code unsafe} ({@code
+ *       varhandle} forces the portable path, for A/B runs or a JVM where {@code Unsafe} is
+ *       unwelcome);
+ *   <li>the platform is little-endian and one whose plain loads may be unaligned (x86-64, AArch64),
+ *       since wasm addresses are;
+ *   <li>on JDK 24 and later, the JVM was started with {@code --sun-misc-unsafe-memory-access=allow}
+ *       (or {@code -Dsun.misc.unsafe.memory.access=allow}): without it the JDK prints a warning on
+ *       first use (JEP 498) or refuses, so the portable path is taken instead of either;
+ *   <li>{@code sun.misc.Unsafe.theUnsafe} can be read (the {@code jdk.unsupported} module).
+ * </ul>
+ *
+ * <p>{@code unsafe} asks for it; when a condition fails the portable path is still taken and the
+ * reason logged, never an unsafe access on a platform that cannot make it.
+ */
+final class RawAccess {
+    /** The system property that chooses the path: {@code auto} (default), unsafe, varhandle. */
+    static final String PROPERTY = "sandjar.memory.access";
+
+    /** {@code Unsafe}, or null when the portable path is taken. */
+    static final sun.misc.Unsafe UNSAFE;
+
+    /** Whether the typed accesses use {@link #UNSAFE}. */
+    static final boolean ENABLED;
+
+    /** The offset of a {@code byte[]}'s first element, when {@link #ENABLED}; else 0. */
+    static final long BYTE_ARRAY_BASE;
+
+    /** Why the portable path was taken, or null when it was not. */
+    static final String REASON;
+
+    static {
+        String reason = reasonAgainst();
+        sun.misc.Unsafe unsafe = null;
+        if (reason == null) {
+            try {
+                Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                f.setAccessible(true);
+                unsafe = (sun.misc.Unsafe) f.get(null);
+                if (unsafe.arrayIndexScale(byte[].class) != 1) {
+                    reason = "byte[] elements are not one byte apart";
+                    unsafe = null;
+                }
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                reason = "sun.misc.Unsafe is not available: " + e;
+            }
+        }
+        UNSAFE = unsafe;
+        ENABLED = unsafe != null;
+        BYTE_ARRAY_BASE = unsafe != null ? unsafe.arrayBaseOffset(byte[].class) : 0;
+        REASON = reason;
+        if (reason != null && "unsafe".equals(choice())) {
+            Logger.getLogger(RawAccess.class.getName())
+                    .warning(PROPERTY + "=unsafe, but the portable path is used: " + reason);
+        }
+    }
+
+    private RawAccess() {}
+
+    private static String choice() {
+        return System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+    }
+
+    /** Why Unsafe must not be used here, or null when it may. */
+    private static String reasonAgainst() {
+        String choice = choice();
+        switch (choice) {
+            case "varhandle":
+                return PROPERTY + "=varhandle";
+            case "auto":
+            case "unsafe":
+                break;
+            default:
+                throw new IllegalArgumentException(
+                        PROPERTY
+                                + " must be auto, unsafe or varhandle, not \""
+                                + System.getProperty(PROPERTY)
+                                + "\"");
+        }
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
+            return "the platform is big-endian";
+        }
+        String arch = System.getProperty("os.arch", "");
+        if (!arch.equals("amd64") && !arch.equals("x86_64") && !arch.equals("aarch64")) {
+            return "os.arch " + arch + " is not amd64 or aarch64";
+        }
+        if (Runtime.version().feature() >= 24
+                && !"allow".equals(System.getProperty("sun.misc.unsafe.memory.access"))) {
+            return "JDK "
+                    + Runtime.version().feature()
+                    + " without --sun-misc-unsafe-memory-access=allow";
+        }
+        return null;
+    }
+}
