@@ -1,6 +1,7 @@
 package dev.sandjar.bench;
 
 import dev.sandjar.host.RunStats;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -12,13 +13,15 @@ import java.util.Locale;
  * {@code -XX:+PrintCompilation} to see when the interpreter loop ({@code func_251}) reaches C2
  * (docs/jvm-flags.md).
  *
- * <p>usage: {@code GuestRounds SECONDS}
+ * <p>usage: {@code GuestRounds SECONDS [WORKLOAD ...]} (default: every compute workload)
  */
 public final class GuestRounds {
     private GuestRounds() {}
 
     public static void main(String[] args) {
         long seconds = Long.parseLong(args[0]);
+        List<String> workloads =
+                args.length > 1 ? List.of(args).subList(1, args.length) : Workloads.COMPUTE;
         long t0 = System.nanoTime();
         long end = t0 + seconds * 1_000_000_000L;
         try (SandjarSystem js = new SandjarSystem(1)) {
@@ -31,7 +34,7 @@ public final class GuestRounds {
                                 "round %d t=%.0f",
                                 ++round,
                                 (System.nanoTime() - t0) / 1e9));
-                for (String w : Workloads.COMPUTE) {
+                for (String w : workloads) {
                     String body = Workloads.body(w);
                     long start = System.nanoTime();
                     js.eval(body);
