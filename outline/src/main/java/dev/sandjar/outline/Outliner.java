@@ -17,11 +17,12 @@ import org.objectweb.asm.tree.MethodNode;
  * own, leaving a hot remainder small enough for C2 to inline the calls in it (docs/engine.md, "The
  * outlining pass").
  *
- * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION METHOD...} moves, per method, every region
- * whose entry ran at most COLD_FRACTION times the method's most frequent count in the profile;
- * {@code instrument IN OUT METHOD...} writes a copy of the class that counts how often each
- * candidate region's entry runs, in a static {@code long[]} per method (read by the training run
- * that writes the profile).
+ * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES METHOD...}
+ * moves, per method, every region whose entry ran at most COLD_FRACTION times the method's most
+ * frequent count in the profile, then (when INLINE_ACCESSES is {@code true}) writes every typed
+ * memory access into the method that makes it ({@link #inlineAccesses}); {@code instrument IN OUT
+ * METHOD...} writes a copy of the class that counts how often each candidate region's entry runs,
+ * in a static {@code long[]} per method (read by the training run that writes the profile).
  */
 public final class Outliner {
     private Outliner() {}
@@ -29,8 +30,8 @@ public final class Outliner {
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
             throw new IllegalArgumentException(
-                    "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS METHOD... | instrument"
-                            + " IN OUT METHOD...");
+                    "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES"
+                            + " METHOD... | instrument IN OUT METHOD...");
         }
         byte[] in = Files.readAllBytes(Path.of(args[1]));
         byte[] out;
@@ -38,15 +39,19 @@ public final class Outliner {
             Profile profile = Profile.read(Path.of(args[3]));
             double fraction = Double.parseDouble(args[4]);
             int groupInsns = Integer.parseInt(args[5]);
+            boolean inline = bool("INLINE_ACCESSES", args[6]);
             StringBuilder report = new StringBuilder();
             out =
                     outline(
                             in,
-                            Arrays.asList(args).subList(6, args.length),
+                            Arrays.asList(args).subList(7, args.length),
                             profile,
                             fraction,
                             groupInsns,
                             report);
+            if (inline) {
+                out = inlineAccesses(out, report);
+            }
             System.out.print(report);
         } else if (args[0].equals("instrument")) {
             out = instrument(in, Arrays.asList(args).subList(3, args.length));
@@ -95,6 +100,25 @@ public final class Outliner {
                 .append(": ")
                 .append(compares)
                 .append(" calls replaced by the comparison\n");
+        return write(cn);
+    }
+
+    private static boolean bool(String name, String value) {
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException(
+                    name + " must be true or false, not \"" + value + "\"");
+        }
+        return value.equals("true");
+    }
+
+    /**
+     * The class with each call to Chicory's typed memory helpers replaced by the access itself, in
+     * every method whose code stays within the JVM's limit (see {@link InlineAccesses}); appends
+     * what it did to {@code report}.
+     */
+    public static byte[] inlineAccesses(byte[] classFile, StringBuilder report) {
+        ClassNode cn = read(classFile);
+        report.append(InlineAccesses.rewrite(cn, InlineAccesses.MAX_CODE));
         return write(cn);
     }
 

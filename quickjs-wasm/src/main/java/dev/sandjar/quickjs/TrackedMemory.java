@@ -2,13 +2,14 @@ package dev.sandjar.quickjs;
 
 import com.dylibso.chicory.runtime.ConstantEvaluators;
 import com.dylibso.chicory.runtime.Instance;
-import com.dylibso.chicory.runtime.Memory;
 import com.dylibso.chicory.runtime.WasmRuntimeException;
 import com.dylibso.chicory.wasm.ChicoryException;
 import com.dylibso.chicory.wasm.UninstantiableException;
 import com.dylibso.chicory.wasm.types.ActiveDataSegment;
 import com.dylibso.chicory.wasm.types.DataSegment;
 import com.dylibso.chicory.wasm.types.PassiveDataSegment;
+import dev.sandjar.quickjs.internal.BlockMemory;
+import dev.sandjar.quickjs.internal.RawAccess;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -47,9 +48,7 @@ import java.util.Arrays;
  * <p>Not shared, not thread-safe: the engine thread is its only user (the engine reads {@link
  * #pages()} from other threads through its own volatile copy).
  */
-final class TrackedMemory implements Memory {
-    static final int BLOCK_SHIFT = 12;
-    static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
+final class TrackedMemory extends BlockMemory {
     private static final int BLOCK_MASK = BLOCK_SIZE - 1;
     static final int BLOCKS_PER_PAGE = PAGE_SIZE / BLOCK_SIZE;
 
@@ -77,11 +76,9 @@ final class TrackedMemory implements Memory {
     private final int initialPages;
     private final int maximumPages;
 
-    /** For loads: every block of the memory, unwritten ones as ZERO_BLOCK. */
-    private byte[][] blocks;
-
-    /** For stores: the same arrays for the blocks written since clean(), null for the rest. */
-    private byte[][] writable;
+    // blocks (for loads: every block, unwritten ones as ZERO_BLOCK) and writable (for stores: the
+    // same arrays for the blocks written since clean(), null for the rest) are BlockMemory's, where
+    // the accesses compiled into the engine class read them too.
 
     /** The blocks whose writable entry is set, in the order first written since clean(). */
     private int[] dirtyList = new int[256];

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.dylibso.chicory.runtime.WasmRuntimeException;
+import dev.sandjar.quickjs.internal.RawAccess;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

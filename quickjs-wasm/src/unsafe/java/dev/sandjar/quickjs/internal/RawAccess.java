@@ -1,4 +1,4 @@
-package dev.sandjar.quickjs;
+package dev.sandjar.quickjs.internal;
 
 import java.lang.reflect.Field;
 import java.nio.ByteOrder;
@@ -6,10 +6,12 @@ import java.util.Locale;
 import java.util.logging.Logger;
 
 /**
- * Whether {@link TrackedMemory}'s typed loads and stores go through {@code sun.misc.Unsafe} on its
- * block arrays (one intrinsic per access) or through little-endian byte-array {@code VarHandle}s
- * (the portable path, whose force-inlined chain costs more of C2's inlining budget per access).
- * Both read and write the same bytes; the choice is made once per JVM, when the class loads.
+ * Whether the engine memory's typed loads and stores ({@link BlockMemory}: {@code TrackedMemory}'s
+ * fast paths and the accesses the outlining pass writes into the generated code) go through {@code
+ * sun.misc.Unsafe} on its block arrays (one intrinsic per access) or through little-endian
+ * byte-array {@code VarHandle}s (the portable path, whose force-inlined chain costs more of C2's
+ * inlining budget per access). Both read and write the same bytes; the choice is made once per JVM,
+ * when the class loads.
  *
  * <p>{@code Unsafe} is used when all of these hold:
  *
@@ -27,22 +29,26 @@ import java.util.logging.Logger;
  *
  * <p>{@code unsafe} asks for it; when a condition fails the portable path is still taken and the
  * reason logged, never an unsafe access on a platform that cannot make it.
+ *
+ * <p>Public because the generated engine class reads {@link #ENABLED}, {@link #UNSAFE} and {@link
+ * #BYTE_ARRAY_BASE} (the outlining pass's {@code InlineAccesses} names them); its package is
+ * exported to no module.
  */
-final class RawAccess {
+public final class RawAccess {
     /** The system property that chooses the path: {@code auto} (default), unsafe, varhandle. */
-    static final String PROPERTY = "sandjar.memory.access";
+    public static final String PROPERTY = "sandjar.memory.access";
 
     /** {@code Unsafe}, or null when the portable path is taken. */
-    static final sun.misc.Unsafe UNSAFE;
+    public static final sun.misc.Unsafe UNSAFE;
 
     /** Whether the typed accesses use {@link #UNSAFE}. */
-    static final boolean ENABLED;
+    public static final boolean ENABLED;
 
     /** The offset of a {@code byte[]}'s first element, when {@link #ENABLED}; else 0. */
-    static final long BYTE_ARRAY_BASE;
+    public static final long BYTE_ARRAY_BASE;
 
     /** Why the portable path was taken, or null when it was not. */
-    static final String REASON;
+    public static final String REASON;
 
     static {
         String reason = reasonAgainst();

@@ -1,0 +1,389 @@
+package dev.sandjar.outline;
+
+import java.util.Map;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodTooLargeException;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.IincInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IntInsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TypeInsnNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * Replaces each call to one of Chicory's typed memory helpers ({@code memoryReadInt(base, offset,
+ * memory)} and the rest, in the generated {@code ...Shaded} class) with the access itself, written
+ * into the calling method: the effective address, the block's array, the block and offset tests and
+ * one {@code sun.misc.Unsafe} load or store, with the original call kept as the slow path.
+ *
+ * <p>Why: a helper call costs C2's inlining budget (the method plus what it has inlined stays under
+ * 8,000 bytes of bytecode) at every site, so in the big generated methods most accesses end up as
+ * real calls that spill the method's registers (docs/performance.md, "Guest compute"). Bytecode
+ * written into the method itself costs no budget: every access is compiled in place.
+ *
+ * <p>The fast path reads two public fields of the engine's memory and three constants, which this
+ * pass names and {@code quickjs-wasm} keeps (its {@code internal.BlockMemory} and {@code
+ * internal.RawAccess}): the memory is 4 KiB blocks of {@code byte[]}, {@code blocks} for loads
+ * (every block, never null) and {@code writable} for stores (a block's array only while it is
+ * dirty, else null); {@code RawAccess.ENABLED} says whether {@code Unsafe} may be used at all.
+ * Every case the fast path does not take (a negative base, an access that crosses a block or ends
+ * past the memory, the first store to a clean block, {@code Unsafe} not allowed) runs the original
+ * call, so traps, dirty marking and the portable path stay where they are.
+ */
+final class InlineAccesses implements Opcodes {
+    static final String MEMORY = "com/dylibso/chicory/runtime/Memory";
+    static final String BLOCK_MEMORY = "dev/sandjar/quickjs/internal/BlockMemory";
+    static final String RAW_ACCESS = "dev/sandjar/quickjs/internal/RawAccess";
+    static final String UNSAFE = "sun/misc/Unsafe";
+    static final int BLOCK_SHIFT = 12;
+    static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
+
+    /** A typed helper: its access size, its value's JVM type and the Unsafe method it becomes. */
+    private record Access(boolean store, int size, Type value, String unsafeName) {}
+
+    private static final Map<String, Access> HELPERS =
+            Map.ofEntries(
+                    Map.entry("memoryReadByte", new Access(false, 1, Type.BYTE_TYPE, "getByte")),
+                    Map.entry("memoryReadShort", new Access(false, 2, Type.SHORT_TYPE, "getShort")),
+                    Map.entry("memoryReadInt", new Access(false, 4, Type.INT_TYPE, "getInt")),
+                    Map.entry("memoryReadLong", new Access(false, 8, Type.LONG_TYPE, "getLong")),
+                    Map.entry("memoryReadFloat", new Access(false, 4, Type.FLOAT_TYPE, "getFloat")),
+                    Map.entry(
+                            "memoryReadDouble",
+                            new Access(false, 8, Type.DOUBLE_TYPE, "getDouble")),
+                    Map.entry("memoryWriteByte", new Access(true, 1, Type.BYTE_TYPE, "putByte")),
+                    Map.entry("memoryWriteShort", new Access(true, 2, Type.SHORT_TYPE, "putShort")),
+                    Map.entry("memoryWriteInt", new Access(true, 4, Type.INT_TYPE, "putInt")),
+                    Map.entry("memoryWriteLong", new Access(true, 8, Type.LONG_TYPE, "putLong")),
+                    Map.entry("memoryWriteFloat", new Access(true, 4, Type.FLOAT_TYPE, "putFloat")),
+                    Map.entry(
+                            "memoryWriteDouble",
+                            new Access(true, 8, Type.DOUBLE_TYPE, "putDouble")));
+
+    /** The JVM's limit on a method's code. */
+    static final int MAX_CODE = 65_535;
+
+    private InlineAccesses() {}
+
+    /** The helper {@code call} is, or null when it is none of them. */
+    static Access helper(MethodInsnNode call) {
+        if (call.getOpcode() != INVOKESTATIC || !call.owner.endsWith("Shaded")) {
+            return null;
+        }
+        Access a = HELPERS.get(call.name);
+        if (a == null) {
+            return null;
+        }
+        String desc =
+                a.store
+                        ? "(I" + a.value.getDescriptor() + "IL" + MEMORY + ";)V"
+                        : "(IIL" + MEMORY + ";)" + a.value.getDescriptor();
+        return call.desc.equals(desc) ? a : null;
+    }
+
+    /**
+     * Rewrites the helper calls in every method of {@code cn} whose code stays within {@code
+     * maxCode} bytes after it; returns what it did, one line. A method that would grow past it
+     * keeps its calls.
+     */
+    static String rewrite(ClassNode cn, int maxCode) {
+        int methods = 0;
+        int sites = 0;
+        int kept = 0;
+        int keptSites = 0;
+        for (int k = 0; k < cn.methods.size(); k++) {
+            MethodNode m = copyOf(cn.methods.get(k));
+            int n = rewrite(m);
+            if (n == 0) {
+                continue;
+            }
+            if (codeSize(cn, m) > maxCode) {
+                kept++;
+                keptSites += n;
+                continue;
+            }
+            cn.methods.set(k, m);
+            methods++;
+            sites += n;
+        }
+        return "memory accesses: "
+                + sites
+                + " written in place in "
+                + methods
+                + " methods; "
+                + keptSites
+                + " left as calls in "
+                + kept
+                + " methods that would pass "
+                + maxCode
+                + " bytes\n";
+    }
+
+    /** Rewrites {@code m}'s helper calls; returns how many. */
+    static int rewrite(MethodNode m) {
+        Temps t = null;
+        int n = 0;
+        for (AbstractInsnNode i : m.instructions.toArray()) {
+            if (i instanceof MethodInsnNode call) {
+                Access a = helper(call);
+                if (a == null) {
+                    continue;
+                }
+                if (t == null) {
+                    t = new Temps(m);
+                }
+                m.instructions.insert(call, a.store ? store(a, call, t) : load(a, call, t));
+                m.instructions.remove(call);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The locals a rewritten access uses, past the method's own; shared by its sites. */
+    private static final class Temps {
+        final int memory;
+        final int offset;
+        final int base;
+        final int addr;
+        final int inBlock;
+        final int block;
+        final int arrays;
+        final int array;
+        final int valueI;
+        final int valueF;
+        final int valueJ;
+        final int valueD;
+
+        Temps(MethodNode m) {
+            int s = localsUsed(m);
+            memory = s++;
+            offset = s++;
+            base = s++;
+            addr = s++;
+            inBlock = s++;
+            block = s++;
+            arrays = s++;
+            array = s++;
+            valueI = s++;
+            valueF = s++;
+            valueJ = s;
+            s += 2;
+            valueD = s;
+            s += 2;
+            m.maxLocals = s;
+        }
+
+        int value(Type t) {
+            switch (t.getSort()) {
+                case Type.LONG:
+                    return valueJ;
+                case Type.FLOAT:
+                    return valueF;
+                case Type.DOUBLE:
+                    return valueD;
+                default:
+                    return valueI;
+            }
+        }
+    }
+
+    /**
+     * The locals {@code m} uses: its parameters and every local an instruction names. Not {@code
+     * maxLocals}, which a method the outlining pass made has not had computed yet.
+     */
+    static int localsUsed(MethodNode m) {
+        int n = Type.getArgumentsAndReturnSizes(m.desc) >> 2;
+        if ((m.access & ACC_STATIC) != 0) {
+            n--;
+        }
+        for (AbstractInsnNode i : m.instructions) {
+            if (i instanceof VarInsnNode v) {
+                int size =
+                        v.getOpcode() == LLOAD
+                                        || v.getOpcode() == DLOAD
+                                        || v.getOpcode() == LSTORE
+                                        || v.getOpcode() == DSTORE
+                                ? 2
+                                : 1;
+                n = Math.max(n, v.var + size);
+            } else if (i instanceof IincInsnNode v) {
+                n = Math.max(n, v.var + 1);
+            }
+        }
+        return Math.max(n, m.maxLocals);
+    }
+
+    /** Stack: base, offset, memory -> the loaded value. */
+    private static InsnList load(Access a, MethodInsnNode call, Temps t) {
+        InsnList o = new InsnList();
+        LabelNode slow = new LabelNode();
+        LabelNode done = new LabelNode();
+        o.add(new VarInsnNode(ASTORE, t.memory));
+        o.add(new VarInsnNode(ISTORE, t.offset));
+        o.add(new VarInsnNode(ISTORE, t.base));
+        address(o, a, t, slow);
+        blockIndex(o, t, "blocks", slow);
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
+        o.add(new VarInsnNode(ALOAD, t.arrays));
+        o.add(new VarInsnNode(ILOAD, t.block));
+        o.add(new InsnNode(AALOAD));
+        rawOffset(o, t);
+        o.add(
+                new MethodInsnNode(
+                        INVOKEVIRTUAL,
+                        UNSAFE,
+                        a.unsafeName,
+                        "(Ljava/lang/Object;J)" + a.value.getDescriptor(),
+                        false));
+        o.add(new JumpInsnNode(GOTO, done));
+        o.add(slow);
+        o.add(new VarInsnNode(ILOAD, t.base));
+        o.add(new VarInsnNode(ILOAD, t.offset));
+        o.add(new VarInsnNode(ALOAD, t.memory));
+        o.add(original(call));
+        o.add(done);
+        return o;
+    }
+
+    /** Stack: base, value, offset, memory -> nothing. */
+    private static InsnList store(Access a, MethodInsnNode call, Temps t) {
+        InsnList o = new InsnList();
+        LabelNode slow = new LabelNode();
+        LabelNode done = new LabelNode();
+        int value = t.value(a.value);
+        o.add(new VarInsnNode(ASTORE, t.memory));
+        o.add(new VarInsnNode(ISTORE, t.offset));
+        o.add(new VarInsnNode(a.value.getOpcode(ISTORE), value));
+        o.add(new VarInsnNode(ISTORE, t.base));
+        address(o, a, t, slow);
+        blockIndex(o, t, "writable", slow);
+        o.add(new VarInsnNode(ALOAD, t.arrays));
+        o.add(new VarInsnNode(ILOAD, t.block));
+        o.add(new InsnNode(AALOAD));
+        o.add(new InsnNode(DUP));
+        o.add(new VarInsnNode(ASTORE, t.array));
+        o.add(new JumpInsnNode(IFNULL, slow));
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
+        o.add(new VarInsnNode(ALOAD, t.array));
+        rawOffset(o, t);
+        o.add(new VarInsnNode(a.value.getOpcode(ILOAD), value));
+        o.add(
+                new MethodInsnNode(
+                        INVOKEVIRTUAL,
+                        UNSAFE,
+                        a.unsafeName,
+                        "(Ljava/lang/Object;J" + a.value.getDescriptor() + ")V",
+                        false));
+        o.add(new JumpInsnNode(GOTO, done));
+        o.add(slow);
+        o.add(new VarInsnNode(ILOAD, t.base));
+        o.add(new VarInsnNode(a.value.getOpcode(ILOAD), value));
+        o.add(new VarInsnNode(ILOAD, t.offset));
+        o.add(new VarInsnNode(ALOAD, t.memory));
+        o.add(original(call));
+        o.add(done);
+        return o;
+    }
+
+    /**
+     * Unsafe allowed, a base of at least 0 (Chicory's {@code getAddr} passes a negative one on as
+     * the address, which only the slow path's trap handles), then addr = base + offset and its
+     * offset in the block, which must leave room for the whole access.
+     */
+    private static void address(InsnList o, Access a, Temps t, LabelNode slow) {
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "ENABLED", "Z"));
+        o.add(new JumpInsnNode(IFEQ, slow));
+        o.add(new VarInsnNode(ILOAD, t.base));
+        o.add(new JumpInsnNode(IFLT, slow));
+        o.add(new VarInsnNode(ILOAD, t.base));
+        o.add(new VarInsnNode(ILOAD, t.offset));
+        o.add(new InsnNode(IADD));
+        o.add(new InsnNode(DUP));
+        o.add(new VarInsnNode(ISTORE, t.addr));
+        o.add(new IntInsnNode(SIPUSH, BLOCK_SIZE - 1));
+        o.add(new InsnNode(IAND));
+        o.add(new InsnNode(DUP));
+        o.add(new VarInsnNode(ISTORE, t.inBlock));
+        if (a.size > 1) {
+            o.add(new IntInsnNode(SIPUSH, BLOCK_SIZE - a.size));
+            o.add(new JumpInsnNode(IF_ICMPGT, slow));
+        } else {
+            o.add(new InsnNode(POP));
+        }
+    }
+
+    /**
+     * The memory's {@code field} array in {@code t.arrays} and the address's block in {@code
+     * t.block}, which must be below the array's length: that test is the wasm bounds check (an
+     * address that overflowed to negative shifts to a block far above any memory's last).
+     */
+    private static void blockIndex(InsnList o, Temps t, String field, LabelNode slow) {
+        o.add(new VarInsnNode(ALOAD, t.memory));
+        o.add(new TypeInsnNode(CHECKCAST, BLOCK_MEMORY));
+        o.add(new FieldInsnNode(GETFIELD, BLOCK_MEMORY, field, "[[B"));
+        o.add(new VarInsnNode(ASTORE, t.arrays));
+        o.add(new VarInsnNode(ILOAD, t.addr));
+        o.add(new IntInsnNode(BIPUSH, BLOCK_SHIFT));
+        o.add(new InsnNode(IUSHR));
+        o.add(new InsnNode(DUP));
+        o.add(new VarInsnNode(ISTORE, t.block));
+        o.add(new VarInsnNode(ALOAD, t.arrays));
+        o.add(new InsnNode(ARRAYLENGTH));
+        o.add(new JumpInsnNode(IF_ICMPGE, slow));
+    }
+
+    /** Stack: ... -> ..., the byte[] base offset plus the offset in the block, as a long. */
+    private static void rawOffset(InsnList o, Temps t) {
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "BYTE_ARRAY_BASE", "J"));
+        o.add(new VarInsnNode(ILOAD, t.inBlock));
+        o.add(new InsnNode(I2L));
+        o.add(new InsnNode(LADD));
+    }
+
+    private static MethodInsnNode original(MethodInsnNode call) {
+        return new MethodInsnNode(call.getOpcode(), call.owner, call.name, call.desc, call.itf);
+    }
+
+    private static MethodNode copyOf(MethodNode m) {
+        MethodNode c =
+                new MethodNode(
+                        ASM9,
+                        m.access,
+                        m.name,
+                        m.desc,
+                        m.signature,
+                        m.exceptions.toArray(new String[0]));
+        m.accept(c);
+        return c;
+    }
+
+    /**
+     * The size of {@code m}'s code as a class writer lays it out (without the stack map frames,
+     * which the limit does not count).
+     */
+    static int codeSize(ClassNode owner, MethodNode m) {
+        MethodNode bare = copyOf(m);
+        LabelNode end = new LabelNode();
+        bare.instructions.add(end);
+        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        cw.visit(V17, ACC_PUBLIC, owner.name, null, "java/lang/Object", null);
+        bare.accept(cw);
+        cw.visitEnd();
+        try {
+            cw.toByteArray();
+        } catch (MethodTooLargeException e) {
+            return e.getCodeSize();
+        }
+        return end.getLabel().getOffset();
+    }
+}

@@ -1,0 +1,35 @@
+package dev.sandjar.quickjs.internal;
+
+import com.dylibso.chicory.runtime.Memory;
+
+/**
+ * The shape of the engine's linear memory that compiled guest code reads directly: 4 KiB blocks of
+ * {@code byte[]} in two arrays. The engine's memory ({@code dev.sandjar.quickjs.TrackedMemory})
+ * keeps them; the outlining pass ({@code outline}'s {@code InlineAccesses}) writes loads and stores
+ * into the generated engine class that read these fields, so their names, types and the block size
+ * are a contract between the two modules.
+ *
+ * <ul>
+ *   <li>{@link #blocks}: for loads, one array per block of the current size, never null (a block
+ *       never written is a shared all-zero array).
+ *   <li>{@link #writable}: for stores, the same array while the block is dirty, null otherwise. A
+ *       store that finds null takes the slow path, which marks the block.
+ * </ul>
+ *
+ * <p>Every array in both is exactly {@link #BLOCK_SIZE} bytes long: with {@link RawAccess} the
+ * block-index and in-block-offset tests are the only check between a guest address and the JVM's
+ * heap. Only the engine's memory may write these fields, and only on its engine thread; the package
+ * is exported to no module.
+ */
+public abstract class BlockMemory implements Memory {
+    public static final int BLOCK_SHIFT = 12;
+    public static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
+
+    /** For loads: every block of the memory. */
+    public byte[][] blocks;
+
+    /** For stores: the arrays of the blocks written since the last clean, null for the rest. */
+    public byte[][] writable;
+
+    protected BlockMemory() {}
+}

@@ -1,0 +1,216 @@
+package dev.sandjar.quickjs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sandjar.outline.Outliner;
+import dev.sandjar.quickjs.internal.AccessCalls;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+
+/**
+ * The outlining pass's accesses written in place ({@code outline}'s {@code InlineAccesses}) load
+ * and store exactly what the generated engine's own helper calls do, on the real memory and the
+ * real helpers: every width at every offset near each block's ends, split between base and offset
+ * in several ways, on clean and dirty blocks, across blocks and past the memory's end (the same
+ * trap and message). With {@code Unsafe} (the default run on JDK 17-23) the written-in fast path is
+ * the only bounds check between a guest address and the JVM's heap; the class runs a second time
+ * with {@code sandjar.memory.access=varhandle}, where every access takes the helper call.
+ */
+class InlineAccessesTest {
+    private static final String[] READS = {
+        "readByte", "readShort", "readInt", "readLong", "readFloat", "readDouble"
+    };
+    private static final String[] WRITES = {
+        "writeByte", "writeShort", "writeInt", "writeLong", "writeFloat", "writeDouble"
+    };
+    private static final int[] WIDTHS = {1, 2, 4, 8, 4, 8};
+    private static final int PAGE = 65536;
+
+    private static byte[] original() throws IOException {
+        try (InputStream in = AccessCalls.class.getResourceAsStream("AccessCalls.class")) {
+            return in.readAllBytes();
+        }
+    }
+
+    /**
+     * The rewritten bytes, renamed and defined beside {@link AccessCalls} (the helpers' class is
+     * package-private, so the copy must be in the same runtime package).
+     */
+    private static Class<?> define(byte[] bytes) throws IllegalAccessException {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, 0);
+        cn.name = cn.name + "InPlace";
+        ClassWriter cw = new ClassWriter(0);
+        cn.accept(cw);
+        return AccessCalls.lookup().defineClass(cw.toByteArray());
+    }
+
+    private static Method method(Class<?> c, String name) {
+        return Arrays.stream(c.getDeclaredMethods())
+                .filter(m -> m.getName().equals(name))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /** The method's result, or its exception's class and message. */
+    private static Object outcome(Method m, Object... args) throws IllegalAccessException {
+        m.setAccessible(true);
+        try {
+            Object r = m.invoke(null, args);
+            // Floats and doubles compare by their bits: a NaN's payload must survive too.
+            if (r instanceof Float f) {
+                return Float.floatToRawIntBits(f);
+            }
+            if (r instanceof Double d) {
+                return Double.doubleToRawLongBits(d);
+            }
+            return r;
+        } catch (InvocationTargetException e) {
+            return e.getCause().getClass().getName() + ": " + e.getCause().getMessage();
+        }
+    }
+
+    private static Object value(int kind, long bits) {
+        switch (kind) {
+            case 0:
+                return (byte) bits;
+            case 1:
+                return (short) bits;
+            case 2:
+                return (int) bits;
+            case 3:
+                return bits;
+            case 4:
+                return Float.intBitsToFloat((int) bits);
+            default:
+                return Double.longBitsToDouble(bits);
+        }
+    }
+
+    @Test
+    void everyAccessWrittenInPlaceMatchesTheHelperCall() throws Exception {
+        StringBuilder report = new StringBuilder();
+        byte[] rewritten = Outliner.inlineAccesses(original(), report);
+        assertTrue(
+                report.toString().contains("memory accesses: 12 written in place in 12 methods;"),
+                report.toString());
+        assertEquals(12, unsafeCalls(rewritten), "each method has its Unsafe access");
+        Class<?> fast = define(rewritten);
+
+        int pages = 2;
+        int size = pages * PAGE;
+        TrackedMemory expected = new TrackedMemory(pages, pages);
+        TrackedMemory actual = new TrackedMemory(pages, pages);
+        Random random = new Random(11);
+        // Some data in every other block, the rest never written (it reads as the shared zeros).
+        for (int b = 0; b < size / TrackedMemory.BLOCK_SIZE; b += 2) {
+            byte[] data = new byte[TrackedMemory.BLOCK_SIZE];
+            random.nextBytes(data);
+            expected.write(b * TrackedMemory.BLOCK_SIZE, data, 0, data.length);
+            actual.write(b * TrackedMemory.BLOCK_SIZE, data, 0, data.length);
+        }
+        expected.clean();
+        actual.clean();
+
+        List<int[]> splits = new ArrayList<>();
+        int checked = 0;
+        for (int edge = 0; edge <= size; edge += TrackedMemory.BLOCK_SIZE) {
+            for (int at = edge - 12; at < edge + 12; at++) {
+                splits.clear();
+                splits.add(new int[] {at, 0});
+                splits.add(new int[] {at - 8, 8});
+                splits.add(new int[] {at - 4096, 4096});
+                for (int[] split : splits) {
+                    for (int kind = 0; kind < READS.length; kind++) {
+                        if (random.nextInt(5) == 0) {
+                            expected.clean();
+                            actual.clean();
+                        }
+                        Object v = value(kind, random.nextLong());
+                        Object want =
+                                outcome(
+                                        method(AccessCalls.class, WRITES[kind]),
+                                        split[0],
+                                        v,
+                                        split[1],
+                                        expected);
+                        Object got =
+                                outcome(method(fast, WRITES[kind]), split[0], v, split[1], actual);
+                        String where =
+                                WRITES[kind] + " at base " + split[0] + " offset " + split[1];
+                        assertEquals(want, got, where);
+                        assertEquals(expected.dirtyBlocks(), actual.dirtyBlocks(), where);
+                        for (int r = 0; r < READS.length; r++) {
+                            assertEquals(
+                                    outcome(
+                                            method(AccessCalls.class, READS[r]),
+                                            split[0],
+                                            split[1],
+                                            expected),
+                                    outcome(method(fast, READS[r]), split[0], split[1], actual),
+                                    READS[r] + " after " + where);
+                        }
+                        checked++;
+                    }
+                }
+            }
+        }
+        assertArrayEquals(expected.readBytes(0, size), actual.readBytes(0, size));
+        assertEquals(33 * 24 * 3 * 6, checked);
+
+        // Bases the helper passes on as the address (negative) and sums that overflow.
+        for (int base : new int[] {-1, -8, Integer.MIN_VALUE, Integer.MAX_VALUE - 3, size - 2}) {
+            for (int offset : new int[] {0, 3, 8, 4096, Integer.MAX_VALUE}) {
+                for (int kind = 0; kind < READS.length; kind++) {
+                    String where = " base " + base + " offset " + offset;
+                    assertEquals(
+                            outcome(method(AccessCalls.class, READS[kind]), base, offset, expected),
+                            outcome(method(fast, READS[kind]), base, offset, actual),
+                            READS[kind] + where);
+                    Object v = value(kind, WIDTHS[kind]);
+                    assertEquals(
+                            outcome(
+                                    method(AccessCalls.class, WRITES[kind]),
+                                    base,
+                                    v,
+                                    offset,
+                                    expected),
+                            outcome(method(fast, WRITES[kind]), base, v, offset, actual),
+                            WRITES[kind] + where);
+                }
+            }
+        }
+        assertArrayEquals(expected.readBytes(0, size), actual.readBytes(0, size));
+    }
+
+    private static int unsafeCalls(byte[] bytes) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, 0);
+        int n = 0;
+        for (MethodNode m : cn.methods) {
+            for (AbstractInsnNode i : m.instructions) {
+                n +=
+                        i instanceof MethodInsnNode c && Objects.equals(c.owner, "sun/misc/Unsafe")
+                                ? 1
+                                : 0;
+            }
+        }
+        return n;
+    }
+}
