@@ -44,6 +44,10 @@ final class InlineAccesses implements Opcodes {
     static final String BLOCK_MEMORY = "dev/sandjar/quickjs/internal/BlockMemory";
     static final String RAW_ACCESS = "dev/sandjar/quickjs/internal/RawAccess";
     static final String UNSAFE = "sun/misc/Unsafe";
+    static final String INSTANCE = "com/dylibso/chicory/runtime/Instance";
+    static final String GLOBAL = "com/dylibso/chicory/runtime/GlobalInstance";
+    static final String READ_GLOBAL = "(IL" + INSTANCE + ";)J";
+    static final String WRITE_GLOBAL = "(JIL" + INSTANCE + ";)V";
     static final int BLOCK_SHIFT = 12;
     static final int BLOCK_SIZE = 1 << BLOCK_SHIFT;
 
@@ -100,9 +104,11 @@ final class InlineAccesses implements Opcodes {
         int sites = 0;
         int kept = 0;
         int keptSites = 0;
+        int globals = 0;
         for (int k = 0; k < cn.methods.size(); k++) {
             MethodNode m = copyOf(cn.methods.get(k));
-            int n = rewrite(m);
+            int g = rewriteGlobals(m);
+            int n = rewrite(m) + g;
             if (n == 0) {
                 continue;
             }
@@ -113,7 +119,8 @@ final class InlineAccesses implements Opcodes {
             }
             cn.methods.set(k, m);
             methods++;
-            sites += n;
+            sites += n - g;
+            globals += g;
         }
         return "memory accesses: "
                 + sites
@@ -125,7 +132,87 @@ final class InlineAccesses implements Opcodes {
                 + kept
                 + " methods that would pass "
                 + maxCode
-                + " bytes\n";
+                + " bytes\n"
+                + "global 0: "
+                + globals
+                + " reads and writes through the memory's field\n";
+    }
+
+    /**
+     * Rewrites {@code m}'s reads and writes of global 0 ({@code readGlobal(0, instance)}, {@code
+     * writeGlobal(value, 0, instance)}) into the same get or set on {@code BlockMemory.global0},
+     * the memory's reference to that global's object; returns how many. A method is left alone
+     * unless it has exactly one memory parameter and never stores to its slot, the memory the field
+     * is read from.
+     */
+    static int rewriteGlobals(MethodNode m) {
+        int slot = memorySlot(m);
+        if (slot < 0) {
+            return 0;
+        }
+        int n = 0;
+        for (AbstractInsnNode i : m.instructions.toArray()) {
+            if (!(i instanceof MethodInsnNode call)
+                    || call.getOpcode() != INVOKESTATIC
+                    || !call.owner.endsWith("Shaded")) {
+                continue;
+            }
+            boolean read = call.name.equals("readGlobal") && call.desc.equals(READ_GLOBAL);
+            boolean write = call.name.equals("writeGlobal") && call.desc.equals(WRITE_GLOBAL);
+            AbstractInsnNode instance = call.getPrevious();
+            AbstractInsnNode index = instance == null ? null : instance.getPrevious();
+            if (!(read || write)
+                    || instance.getOpcode() != ALOAD
+                    || index == null
+                    || index.getOpcode() != ICONST_0) {
+                continue;
+            }
+            InsnList o = new InsnList();
+            o.add(new VarInsnNode(ALOAD, slot));
+            o.add(new TypeInsnNode(CHECKCAST, BLOCK_MEMORY));
+            o.add(new FieldInsnNode(GETFIELD, BLOCK_MEMORY, "global0", "L" + GLOBAL + ";"));
+            if (read) {
+                o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "getValue", "()J", false));
+            } else {
+                // value (long), global -> global, value
+                o.add(new InsnNode(DUP_X2));
+                o.add(new InsnNode(POP));
+                o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "setValue", "(J)V", false));
+            }
+            m.instructions.insert(call, o);
+            m.instructions.remove(index);
+            m.instructions.remove(instance);
+            m.instructions.remove(call);
+            n++;
+        }
+        return n;
+    }
+
+    /** The slot of {@code m}'s one memory parameter if nothing stores to it, else -1. */
+    static int memorySlot(MethodNode m) {
+        if ((m.access & ACC_STATIC) == 0) {
+            return -1;
+        }
+        int slot = 0;
+        int found = -1;
+        for (Type t : Type.getArgumentTypes(m.desc)) {
+            if (t.getDescriptor().equals("L" + MEMORY + ";")) {
+                if (found >= 0) {
+                    return -1;
+                }
+                found = slot;
+            }
+            slot += t.getSize();
+        }
+        if (found < 0) {
+            return -1;
+        }
+        for (AbstractInsnNode i : m.instructions) {
+            if (i instanceof VarInsnNode v && v.var == found && v.getOpcode() == ASTORE) {
+                return -1;
+            }
+        }
+        return found;
     }
 
     /** Rewrites {@code m}'s helper calls; returns how many. */

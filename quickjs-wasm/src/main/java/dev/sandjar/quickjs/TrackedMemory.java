@@ -287,6 +287,8 @@ final class TrackedMemory extends BlockMemory {
 
     @Override
     public void initialize(Instance instance, DataSegment[] segments) {
+        // The instance has made its globals by now (data segment offsets may read them).
+        this.global0 = instance.globalCount() > 0 ? instance.global(0) : null;
         this.dataSegments = segments;
         if (segments == null) {
             return;

@@ -2,8 +2,11 @@ package dev.sandjar.quickjs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.dylibso.chicory.runtime.Instance;
+import com.dylibso.chicory.wasm.Parser;
 import dev.sandjar.outline.Outliner;
 import dev.sandjar.quickjs.internal.AccessCalls;
 import java.io.IOException;
@@ -52,6 +55,20 @@ class InlineAccessesTest {
      * The rewritten bytes, renamed and defined beside {@link AccessCalls} (the helpers' class is
      * package-private, so the copy must be in the same runtime package).
      */
+    private static Class<?> inPlace;
+
+    private static String report;
+
+    /** The rewritten class, defined once for the JVM (a package holds one class of a name). */
+    private static synchronized Class<?> inPlace() throws IOException, IllegalAccessException {
+        if (inPlace == null) {
+            StringBuilder r = new StringBuilder();
+            inPlace = define(Outliner.inlineAccesses(original(), r));
+            report = r.toString();
+        }
+        return inPlace;
+    }
+
     private static Class<?> define(byte[] bytes) throws IllegalAccessException {
         ClassNode cn = new ClassNode();
         new ClassReader(bytes).accept(cn, 0);
@@ -105,13 +122,12 @@ class InlineAccessesTest {
 
     @Test
     void everyAccessWrittenInPlaceMatchesTheHelperCall() throws Exception {
-        StringBuilder report = new StringBuilder();
-        byte[] rewritten = Outliner.inlineAccesses(original(), report);
-        assertTrue(
-                report.toString().contains("memory accesses: 12 written in place in 12 methods;"),
-                report.toString());
-        assertEquals(12, unsafeCalls(rewritten), "each method has its Unsafe access");
-        Class<?> fast = define(rewritten);
+        Class<?> fast = inPlace();
+        assertTrue(report.contains("memory accesses: 12 written in place in 14 methods;"), report);
+        assertEquals(
+                12,
+                unsafeCalls(Outliner.inlineAccesses(original(), new StringBuilder())),
+                "each access method has its Unsafe access");
 
         int pages = 2;
         int size = pages * PAGE;
@@ -197,6 +213,38 @@ class InlineAccessesTest {
             }
         }
         assertArrayEquals(expected.readBytes(0, size), actual.readBytes(0, size));
+    }
+
+    /**
+     * A tiny module with one mutable i32 global, initialised to 5: global 0, as the engine's
+     * shadow-stack pointer is.
+     */
+    private static final byte[] ONE_GLOBAL = {
+        0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x06, 0x06, 0x01, 0x7f, 0x01, 0x41, 0x05,
+        0x0b
+    };
+
+    @Test
+    void globalZeroThroughTheMemorysFieldIsTheInstancesGlobal() throws Exception {
+        Class<?> fast = inPlace();
+        assertTrue(report.contains("global 0: 2 reads and writes"), report);
+        Instance instance = Instance.builder(Parser.parse(ONE_GLOBAL)).build();
+        TrackedMemory memory = new TrackedMemory(1, 1);
+        memory.initialize(instance, null);
+        assertSame(instance.global(0), memory.global0, "initialize keeps the instance's global 0");
+
+        Method read = method(fast, "readGlobal0");
+        Method write = method(fast, "writeGlobal0");
+        Method readBefore = method(AccessCalls.class, "readGlobal0");
+        Method writeBefore = method(AccessCalls.class, "writeGlobal0");
+        assertEquals(5L, outcome(read, memory, instance));
+        for (long v : new long[] {0, 1, -1, 5_342_832, 0xFFFF_FFFFL, Long.MIN_VALUE}) {
+            outcome(write, v, memory, instance);
+            assertEquals(v, outcome(readBefore, memory, instance), "the helper sees the write");
+            assertEquals(v, instance.global(0).getValue());
+            outcome(writeBefore, v + 1, memory, instance);
+            assertEquals(v + 1, outcome(read, memory, instance), "the field sees the helper's");
+        }
     }
 
     private static int unsafeCalls(byte[] bytes) {

@@ -1,5 +1,6 @@
 package dev.sandjar.quickjs.internal;
 
+import com.dylibso.chicory.runtime.GlobalInstance;
 import com.dylibso.chicory.runtime.Memory;
 
 /**
@@ -14,6 +15,9 @@ import com.dylibso.chicory.runtime.Memory;
  *       never written is a shared all-zero array).
  *   <li>{@link #writable}: for stores, the same array while the block is dirty, null otherwise. A
  *       store that finds null takes the slow path, which marks the block.
+ *   <li>{@link #global0}: the instance's global 0 (this build's shadow-stack pointer, which most
+ *       guest functions read and write on entry and exit), so compiled code reaches it in two loads
+ *       instead of Chicory's {@code Instance.global(0)} chain of six.
  * </ul>
  *
  * <p>Every array in both is exactly {@link #BLOCK_SIZE} bytes long: with {@link RawAccess} the
@@ -30,6 +34,13 @@ public abstract class BlockMemory implements Memory {
 
     /** For stores: the arrays of the blocks written since the last clean, null for the rest. */
     public byte[][] writable;
+
+    /**
+     * The global the instance holds at index 0, set when the instance initializes this memory
+     * (after its globals, before any guest code runs); null when it has none. The same object
+     * {@code Instance.global(0)} returns, so the host's reads and writes of it need no syncing.
+     */
+    public GlobalInstance global0;
 
     protected BlockMemory() {}
 }

@@ -1,5 +1,6 @@
 package dev.sandjar.quickjs.internal;
 
+import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.runtime.Memory;
 import java.lang.invoke.MethodHandles;
 
@@ -64,5 +65,13 @@ public final class AccessCalls {
 
     public static void writeDouble(int base, double v, int offset, Memory m) {
         QuickJsEngineModuleMachineShaded.memoryWriteDouble(base, v, offset, m);
+    }
+
+    public static long readGlobal0(Memory m, Instance i) {
+        return QuickJsEngineModuleMachineShaded.readGlobal(0, i);
+    }
+
+    public static void writeGlobal0(long v, Memory m, Instance i) {
+        QuickJsEngineModuleMachineShaded.writeGlobal(v, 0, i);
     }
 }
