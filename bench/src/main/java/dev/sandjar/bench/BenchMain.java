@@ -716,7 +716,8 @@ public final class BenchMain {
     /**
      * Whether the engine class on this class path went through the outlining pass (built with by
      * default, docs/engine.md; {@code -DnoOutline} skips it): its outlined regions are methods
-     * named {@code func_N$coldK}.
+     * named {@code func_N$coldK}, and its memory accesses are written in place when its constant
+     * pool names {@code BlockMemory} (the fields they read).
      */
     static String engineShape() {
         try {
@@ -729,10 +730,19 @@ public final class BenchMain {
                     java.util.Arrays.stream(c.getDeclaredMethods())
                             .filter(m -> m.getName().contains("$cold"))
                             .count();
+            String inPlace;
+            try (java.io.InputStream in = c.getResourceAsStream(c.getSimpleName() + ".class")) {
+                String bytes =
+                        new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+                inPlace =
+                        bytes.contains("dev/sandjar/quickjs/internal/BlockMemory")
+                                ? ", memory accesses and global 0 written in place"
+                                : ", memory accesses through Chicory's helpers";
+            }
             return cold == 0
                     ? "as Chicory generated it (`-DnoOutline`)"
-                    : "outlined (" + cold + " regions in methods of their own)";
-        } catch (ClassNotFoundException | LinkageError e) {
+                    : "outlined (" + cold + " regions in methods of their own" + inPlace + ")";
+        } catch (ClassNotFoundException | LinkageError | java.io.IOException e) {
             return "unknown (" + e + ")";
         }
     }
