@@ -95,9 +95,9 @@ final class InlineAccesses implements Opcodes {
     }
 
     /**
-     * Rewrites the helper calls in every method of {@code cn} whose code stays within {@code
-     * maxCode} bytes after it; returns what it did, one line. A method that would grow past it
-     * keeps its calls.
+     * Rewrites the helper calls and the reads and writes of global 0 ({@link #rewriteGlobals}) in
+     * every method of {@code cn} whose code stays within {@code maxCode} bytes after it; returns
+     * what it did, two lines. A method that would grow past it keeps its calls.
      */
     static String rewrite(ClassNode cn, int maxCode) {
         int methods = 0;
@@ -114,7 +114,7 @@ final class InlineAccesses implements Opcodes {
             }
             if (codeSize(cn, m) > maxCode) {
                 kept++;
-                keptSites += n;
+                keptSites += n - g;
                 continue;
             }
             cn.methods.set(k, m);
@@ -161,7 +161,10 @@ final class InlineAccesses implements Opcodes {
             boolean write = call.name.equals("writeGlobal") && call.desc.equals(WRITE_GLOBAL);
             AbstractInsnNode instance = call.getPrevious();
             AbstractInsnNode index = instance == null ? null : instance.getPrevious();
+            // Only the shape the generated code has: iconst_0, aload instance, the call, with no
+            // label between them (so no other path can reach the call with another index).
             if (!(read || write)
+                    || instance == null
                     || instance.getOpcode() != ALOAD
                     || index == null
                     || index.getOpcode() != ICONST_0) {
