@@ -41,17 +41,20 @@ public final class Outliner {
             int groupInsns = Integer.parseInt(args[5]);
             boolean inline = bool("INLINE_ACCESSES", args[6]);
             StringBuilder report = new StringBuilder();
-            out =
-                    outline(
-                            in,
-                            Arrays.asList(args).subList(7, args.length),
-                            profile,
-                            fraction,
-                            groupInsns,
-                            report);
+            // One read and one write of the class for both steps: it is 3 MB once rewritten, and
+            // each write recomputes every method's frames.
+            ClassNode cn = read(in);
+            outline(
+                    cn,
+                    Arrays.asList(args).subList(7, args.length),
+                    profile,
+                    fraction,
+                    groupInsns,
+                    report);
             if (inline) {
-                out = inlineAccesses(out, report);
+                report.append(InlineAccesses.rewrite(cn, InlineAccesses.MAX_CODE));
             }
+            out = write(cn);
             System.out.print(report);
         } else if (args[0].equals("instrument")) {
             out = instrument(in, Arrays.asList(args).subList(3, args.length));
@@ -79,6 +82,18 @@ public final class Outliner {
             double coldFraction,
             int groupInsns,
             StringBuilder report) {
+        ClassNode cn = read(classFile);
+        outline(cn, methods, profile, coldFraction, groupInsns, report);
+        return write(cn);
+    }
+
+    private static void outline(
+            ClassNode cn,
+            List<String> methods,
+            Profile profile,
+            double coldFraction,
+            int groupInsns,
+            StringBuilder report) {
         if (!(coldFraction >= 0 && coldFraction <= 1)) {
             throw new IllegalArgumentException(
                     "coldFraction (" + coldFraction + ") must be in [0, 1]");
@@ -86,7 +101,6 @@ public final class Outliner {
         if (groupInsns < 0) {
             throw new IllegalArgumentException("groupInsns (" + groupInsns + ") must be >= 0");
         }
-        ClassNode cn = read(classFile);
         List<MethodNode> added = new ArrayList<>();
         for (String name : methods) {
             long[] counts = profile.counts(name);
@@ -100,7 +114,6 @@ public final class Outliner {
                 .append(": ")
                 .append(compares)
                 .append(" calls replaced by the comparison\n");
-        return write(cn);
     }
 
     private static boolean bool(String name, String value) {
