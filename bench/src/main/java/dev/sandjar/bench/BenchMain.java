@@ -735,9 +735,12 @@ public final class BenchMain {
                 String bytes =
                         new String(in.readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
                 inPlace =
-                        bytes.contains("dev/sandjar/quickjs/internal/BlockMemory")
-                                ? ", memory accesses and global 0 written in place"
-                                : ", memory accesses through Chicory's helpers";
+                        !bytes.contains("dev/sandjar/quickjs/internal/BlockMemory")
+                                ? ", memory accesses through Chicory's helpers"
+                                : bytes.contains("THREAD_INTERRUPTED")
+                                        ? ", memory accesses, global 0, opcode helpers and"
+                                                + " interruption checks written in place"
+                                        : ", memory accesses and global 0 written in place";
             }
             return cold == 0
                     ? "as Chicory generated it (`-DnoOutline`)"

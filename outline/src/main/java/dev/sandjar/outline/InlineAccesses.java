@@ -95,9 +95,10 @@ final class InlineAccesses implements Opcodes {
     }
 
     /**
-     * Rewrites the helper calls and the reads and writes of global 0 ({@link #rewriteGlobals}) in
-     * every method of {@code cn} whose code stays within {@code maxCode} bytes after it; returns
-     * what it did, two lines. A method that would grow past it keeps its calls.
+     * Rewrites the helper calls, the reads and writes of global 0 ({@link #rewriteGlobals}) and the
+     * opcode helpers and interruption checks ({@link InlineOpcodes}) in every method of {@code cn}
+     * whose code stays within {@code maxCode} bytes after it; returns what it did, three lines. A
+     * method that would grow past it keeps its calls.
      */
     static String rewrite(ClassNode cn, int maxCode) {
         int methods = 0;
@@ -105,22 +106,25 @@ final class InlineAccesses implements Opcodes {
         int kept = 0;
         int keptSites = 0;
         int globals = 0;
+        int opcodes = 0;
         for (int k = 0; k < cn.methods.size(); k++) {
             MethodNode m = copyOf(cn.methods.get(k));
             int g = rewriteGlobals(m);
-            int n = rewrite(m) + g;
-            if (n == 0) {
+            int op = InlineOpcodes.rewrite(m);
+            int a = rewrite(m);
+            if (a + g + op == 0) {
                 continue;
             }
             if (codeSize(cn, m) > maxCode) {
                 kept++;
-                keptSites += n - g;
+                keptSites += a;
                 continue;
             }
             cn.methods.set(k, m);
-            methods++;
-            sites += n - g;
+            methods += a + g > 0 ? 1 : 0;
+            sites += a;
             globals += g;
+            opcodes += op;
         }
         return "memory accesses: "
                 + sites
@@ -135,15 +139,19 @@ final class InlineAccesses implements Opcodes {
                 + " bytes\n"
                 + "global 0: "
                 + globals
-                + " reads and writes through the memory's field\n";
+                + " reads and writes through the memory's field\n"
+                + "opcode helpers: "
+                + opcodes
+                + " calls written in place\n";
     }
 
     /**
      * Rewrites {@code m}'s reads and writes of global 0 ({@code readGlobal(0, instance)}, {@code
-     * writeGlobal(value, 0, instance)}) into the same get or set on {@code BlockMemory.global0},
-     * the memory's reference to that global's object; returns how many. A method is left alone
-     * unless it has exactly one memory parameter and never stores to its slot, the memory the field
-     * is read from.
+     * writeGlobal(value, 0, instance)}) into a load or store of the value field of {@code
+     * BlockMemory.global0}, the memory's reference to that global's object, through {@code Unsafe}
+     * ({@code RawAccess.GLOBAL_VALUE}; its getter and setter where that is not known); returns how
+     * many. A method is left alone unless it has exactly one memory parameter and never stores to
+     * its slot, the memory the field is read from.
      */
     static int rewriteGlobals(MethodNode m) {
         int slot = memorySlot(m);
@@ -151,6 +159,7 @@ final class InlineAccesses implements Opcodes {
             return 0;
         }
         int n = 0;
+        int temps = -1;
         for (AbstractInsnNode i : m.instructions.toArray()) {
             if (!(i instanceof MethodInsnNode call)
                     || call.getOpcode() != INVOKESTATIC
@@ -170,18 +179,11 @@ final class InlineAccesses implements Opcodes {
                     || index.getOpcode() != ICONST_0) {
                 continue;
             }
-            InsnList o = new InsnList();
-            o.add(new VarInsnNode(ALOAD, slot));
-            o.add(new TypeInsnNode(CHECKCAST, BLOCK_MEMORY));
-            o.add(new FieldInsnNode(GETFIELD, BLOCK_MEMORY, "global0", "L" + GLOBAL + ";"));
-            if (read) {
-                o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "getValue", "()J", false));
-            } else {
-                // value (long), global -> global, value
-                o.add(new InsnNode(DUP_X2));
-                o.add(new InsnNode(POP));
-                o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "setValue", "(J)V", false));
+            if (temps < 0) {
+                temps = localsUsed(m);
+                m.maxLocals = temps + 3;
             }
+            InsnList o = read ? readGlobal0(slot, temps) : writeGlobal0(slot, temps);
             m.instructions.insert(call, o);
             m.instructions.remove(index);
             m.instructions.remove(instance);
@@ -189,6 +191,69 @@ final class InlineAccesses implements Opcodes {
             n++;
         }
         return n;
+    }
+
+    /**
+     * Stack: nothing -> global 0's value. The memory's {@code global0} in local {@code temps}; with
+     * {@code RawAccess.GLOBAL_FIELD}, its value field read through {@code Unsafe} (C2 inlines
+     * nothing into a method over 8,000 bytes, not even the getter), else {@code getValue()}.
+     */
+    private static InsnList readGlobal0(int memory, int temps) {
+        InsnList o = new InsnList();
+        LabelNode slow = new LabelNode();
+        LabelNode done = new LabelNode();
+        global0(o, memory, temps, slow);
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
+        o.add(new VarInsnNode(ALOAD, temps));
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_VALUE", "J"));
+        o.add(
+                new MethodInsnNode(
+                        INVOKEVIRTUAL, UNSAFE, "getLong", "(Ljava/lang/Object;J)J", false));
+        o.add(new JumpInsnNode(GOTO, done));
+        o.add(slow);
+        o.add(new VarInsnNode(ALOAD, temps));
+        o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "getValue", "()J", false));
+        o.add(done);
+        return o;
+    }
+
+    /** Stack: the value (long) -> nothing; the store that {@link #readGlobal0} reads. */
+    private static InsnList writeGlobal0(int memory, int temps) {
+        InsnList o = new InsnList();
+        LabelNode slow = new LabelNode();
+        LabelNode done = new LabelNode();
+        o.add(new VarInsnNode(LSTORE, temps + 1));
+        global0(o, memory, temps, slow);
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
+        o.add(new VarInsnNode(ALOAD, temps));
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_VALUE", "J"));
+        o.add(new VarInsnNode(LLOAD, temps + 1));
+        o.add(
+                new MethodInsnNode(
+                        INVOKEVIRTUAL, UNSAFE, "putLong", "(Ljava/lang/Object;JJ)V", false));
+        o.add(new JumpInsnNode(GOTO, done));
+        o.add(slow);
+        o.add(new VarInsnNode(ALOAD, temps));
+        o.add(new VarInsnNode(LLOAD, temps + 1));
+        o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "setValue", "(J)V", false));
+        o.add(done);
+        return o;
+    }
+
+    /**
+     * The memory's {@code global0} into local {@code temps}; to {@code slow} when the field offset
+     * is not known or the reference is null (the call then throws, as Chicory's would: an {@code
+     * Unsafe} access on null must never be made).
+     */
+    private static void global0(InsnList o, int memory, int temps, LabelNode slow) {
+        o.add(new VarInsnNode(ALOAD, memory));
+        o.add(new TypeInsnNode(CHECKCAST, BLOCK_MEMORY));
+        o.add(new FieldInsnNode(GETFIELD, BLOCK_MEMORY, "global0", "L" + GLOBAL + ";"));
+        o.add(new InsnNode(DUP));
+        o.add(new VarInsnNode(ASTORE, temps));
+        o.add(new JumpInsnNode(IFNULL, slow));
+        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_FIELD", "Z"));
+        o.add(new JumpInsnNode(IFEQ, slow));
     }
 
     /** The slot of {@code m}'s one memory parameter if nothing stores to it, else -1. */

@@ -55,7 +55,7 @@ final class UnsignedCompares implements Opcodes {
     }
 
     /** Stack: a, b (ints) -> a >= b unsigned, as 1 or 0. */
-    private static InsnList inline() {
+    static InsnList inline() {
         InsnList o = new InsnList();
         for (AbstractInsnNode i :
                 List.of(

@@ -1,5 +1,8 @@
 package dev.sandjar.quickjs.internal;
 
+import com.dylibso.chicory.runtime.GlobalInstance;
+import com.dylibso.chicory.wasm.types.MutabilityType;
+import com.dylibso.chicory.wasm.types.Value;
 import java.lang.reflect.Field;
 import java.nio.ByteOrder;
 import java.util.Locale;
@@ -50,6 +53,30 @@ public final class RawAccess {
     /** Why the portable path was taken, or null when it was not. */
     public static final String REASON;
 
+    /**
+     * The offset of {@code Thread}'s {@code interrupted} field, which {@code
+     * Thread.isInterrupted()} returns, when {@link #ENABLED} and the field is there (JDK 14 and
+     * later); else -1. The generated code's interruption checks read it with one volatile load
+     * instead of calling Chicory's {@code checkInterruption()}, which C2 cannot inline into the big
+     * generated methods (the outlining pass's {@code InlineOpcodes}); the call stays their slow
+     * path.
+     */
+    public static final long THREAD_INTERRUPTED;
+
+    /** Whether {@link #THREAD_INTERRUPTED} is the field's offset. */
+    public static final boolean INTERRUPTED_FIELD;
+
+    /**
+     * The offset of Chicory's {@code GlobalInstance.valueLow}, which its {@code getValue()} and
+     * {@code setValue(long)} read and write, when {@link #ENABLED} and the field behaves so
+     * (checked on an instance when the class loads); else -1. The generated code's reads and writes
+     * of global 0 use it directly: C2 does not inline the getter into the big generated methods.
+     */
+    public static final long GLOBAL_VALUE;
+
+    /** Whether {@link #GLOBAL_VALUE} is the field's offset. */
+    public static final boolean GLOBAL_FIELD;
+
     static {
         String reason = reasonAgainst();
         sun.misc.Unsafe unsafe = null;
@@ -70,6 +97,10 @@ public final class RawAccess {
         ENABLED = unsafe != null;
         BYTE_ARRAY_BASE = unsafe != null ? unsafe.arrayBaseOffset(byte[].class) : 0;
         REASON = reason;
+        THREAD_INTERRUPTED = unsafe != null ? interruptedOffset(unsafe) : -1;
+        INTERRUPTED_FIELD = THREAD_INTERRUPTED >= 0;
+        GLOBAL_VALUE = unsafe != null ? globalValueOffset(unsafe) : -1;
+        GLOBAL_FIELD = GLOBAL_VALUE >= 0;
         if (reason != null && "unsafe".equals(choice())) {
             Logger.getLogger(RawAccess.class.getName())
                     .warning(PROPERTY + "=unsafe, but the portable path is used: " + reason);
@@ -77,6 +108,53 @@ public final class RawAccess {
     }
 
     private RawAccess() {}
+
+    /**
+     * The offset of {@code Thread.interrupted}, checked against {@code isInterrupted()} on a thread
+     * of our own, or -1 when the field is missing, of another type or does not track it.
+     */
+    private static long interruptedOffset(sun.misc.Unsafe unsafe) {
+        try {
+            Field f = Thread.class.getDeclaredField("interrupted");
+            if (f.getType() != boolean.class
+                    || !java.lang.reflect.Modifier.isVolatile(f.getModifiers())) {
+                return -1;
+            }
+            long offset = unsafe.objectFieldOffset(f);
+            Thread probe = new Thread(() -> {}, "sandjar-interrupt-probe");
+            boolean before = unsafe.getBooleanVolatile(probe, offset);
+            probe.interrupt();
+            boolean after = unsafe.getBooleanVolatile(probe, offset);
+            return !before && after && probe.isInterrupted() ? offset : -1;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return -1;
+        }
+    }
+
+    /**
+     * The offset of {@code GlobalInstance.valueLow}, or -1 unless a write through each side (the
+     * setter, the offset) reads back the same through the other.
+     */
+    private static long globalValueOffset(sun.misc.Unsafe unsafe) {
+        try {
+            Field f = GlobalInstance.class.getDeclaredField("valueLow");
+            if (f.getType() != long.class
+                    || java.lang.reflect.Modifier.isStatic(f.getModifiers())
+                    || java.lang.reflect.Modifier.isVolatile(f.getModifiers())) {
+                return -1;
+            }
+            long offset = unsafe.objectFieldOffset(f);
+            GlobalInstance g = new GlobalInstance(Value.i32(0), MutabilityType.Var);
+            g.setValue(0x1234_5678_9abc_def0L);
+            if (unsafe.getLong(g, offset) != 0x1234_5678_9abc_def0L) {
+                return -1;
+            }
+            unsafe.putLong(g, offset, -77L);
+            return g.getValue() == -77L ? offset : -1;
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return -1;
+        }
+    }
 
     private static String choice() {
         return System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
