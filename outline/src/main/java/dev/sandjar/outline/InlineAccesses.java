@@ -96,9 +96,10 @@ final class InlineAccesses implements Opcodes {
 
     /**
      * Rewrites the helper calls, the reads and writes of global 0 ({@link #rewriteGlobals}) and the
-     * opcode helpers and interruption checks ({@link InlineOpcodes}) in every method of {@code cn}
-     * whose code stays within {@code maxCode} bytes after it; returns what it did, three lines. A
-     * method that would grow past it keeps its calls.
+     * opcode helpers and interruption checks ({@link InlineOpcodes}), and the outlined methods'
+     * scratch arrays ({@link #shareScratch}) in every method of {@code cn} whose code stays within
+     * {@code maxCode} bytes after it; returns what it did, four lines. A method that would grow
+     * past it keeps its calls.
      */
     static String rewrite(ClassNode cn, int maxCode) {
         int methods = 0;
@@ -107,12 +108,14 @@ final class InlineAccesses implements Opcodes {
         int keptSites = 0;
         int globals = 0;
         int opcodes = 0;
+        int scratch = 0;
         for (int k = 0; k < cn.methods.size(); k++) {
             MethodNode m = copyOf(cn.methods.get(k));
             int g = rewriteGlobals(m);
+            int sc = shareScratch(m);
             int op = InlineOpcodes.rewrite(m);
             int a = rewrite(m);
-            if (a + g + op == 0) {
+            if (a + g + op + sc == 0) {
                 continue;
             }
             if (codeSize(cn, m) > maxCode) {
@@ -125,6 +128,7 @@ final class InlineAccesses implements Opcodes {
             sites += a;
             globals += g;
             opcodes += op;
+            scratch += sc;
         }
         return "memory accesses: "
                 + sites
@@ -142,7 +146,10 @@ final class InlineAccesses implements Opcodes {
                 + " reads and writes through the memory's field\n"
                 + "opcode helpers: "
                 + opcodes
-                + " calls written in place\n";
+                + " calls written in place\n"
+                + "scratch arrays: the memory's shared one in "
+                + scratch
+                + " methods\n";
     }
 
     /**
@@ -254,6 +261,52 @@ final class InlineAccesses implements Opcodes {
         o.add(new JumpInsnNode(IFNULL, slow));
         o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_FIELD", "Z"));
         o.add(new JumpInsnNode(IFEQ, slow));
+    }
+
+    /** {@code BlockMemory.SCRATCH_SLOTS}: the longest array the shared one stands in for. */
+    static final int SCRATCH_SLOTS = 64;
+
+    /**
+     * Replaces the scratch array an outlined method allocates on entry ({@code MethodSplitter}:
+     * {@code newarray long} of its pieces' longest result, into a local, as its first three
+     * instructions) with the memory's shared {@code BlockMemory.scratch}; returns 1 when it did.
+     * The interpreter loop allocated one on every guest function call (about 30 MB per fib(25),
+     * nearly all the engine thread's allocation). Safe because each piece writes the array only on
+     * its way out, after every call it makes, and its caller reads it right after the call.
+     */
+    static int shareScratch(MethodNode m) {
+        int slot = memorySlot(m);
+        AbstractInsnNode length = m.instructions.getFirst();
+        AbstractInsnNode array = length == null ? null : length.getNext();
+        AbstractInsnNode store = array == null ? null : array.getNext();
+        if (slot < 0
+                || !(array instanceof IntInsnNode newArray)
+                || newArray.getOpcode() != NEWARRAY
+                || newArray.operand != T_LONG
+                || !(store instanceof VarInsnNode local)
+                || local.getOpcode() != ASTORE) {
+            return 0;
+        }
+        int n;
+        if (length instanceof IntInsnNode c
+                && (c.getOpcode() == BIPUSH || c.getOpcode() == SIPUSH)) {
+            n = c.operand;
+        } else if (length.getOpcode() >= ICONST_0 && length.getOpcode() <= ICONST_5) {
+            n = length.getOpcode() - ICONST_0;
+        } else {
+            return 0;
+        }
+        if (n > SCRATCH_SLOTS) {
+            return 0;
+        }
+        InsnList o = new InsnList();
+        o.add(new VarInsnNode(ALOAD, slot));
+        o.add(new TypeInsnNode(CHECKCAST, BLOCK_MEMORY));
+        o.add(new FieldInsnNode(GETFIELD, BLOCK_MEMORY, "scratch", "[J"));
+        m.instructions.insertBefore(length, o);
+        m.instructions.remove(length);
+        m.instructions.remove(array);
+        return 1;
     }
 
     /** The slot of {@code m}'s one memory parameter if nothing stores to it, else -1. */

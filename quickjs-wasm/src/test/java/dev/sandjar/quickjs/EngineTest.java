@@ -249,6 +249,48 @@ class EngineTest {
         assertEquals("string,string,number,boolean,object,undefined,object", s);
     }
 
+    /**
+     * Guest code re-entered from a host call, many levels deep, keeps every level's locals: each
+     * guest level holds values across its call out to the host, which evaluates the next level. The
+     * interpreter loop's outlined pieces return their locals in one array per engine instance
+     * (docs/engine.md, "The outlining pass"); a level that read another's would compute a wrong
+     * sum.
+     */
+    @Test
+    void guestReenteredFromHostCallsKeepsEachLevelsLocals() {
+        String s =
+                inContext(
+                        (rt, ctx) -> {
+                            try (JsValue global = ctx.global();
+                                    JsValue down =
+                                            ctx.newFunction(
+                                                    "down",
+                                                    (c, self, args) -> {
+                                                        int n = (int) args.get(0).asNumber();
+                                                        return c.evalScript(
+                                                                        "f(" + (n - 1) + ")",
+                                                                        "down.js")
+                                                                .orThrow();
+                                                    })) {
+                                global.set("down", down);
+                            }
+                            evalToString(
+                                    ctx,
+                                    "function f(n) { if (n === 0) return 1; let a = n * 3, b = 'x'"
+                                            + " + n, c = [n]; const r = down(n); return r + a +"
+                                            + " b.length + c[0] + fib(n % 7); } function fib(k) {"
+                                            + " return k < 2 ? k : fib(k - 1) + fib(k - 2); } ''");
+                            return evalToString(ctx, "String(f(40))");
+                        });
+        // f(n) = f(n-1) + 3n + (1 + digits(n)) + n + fib(n % 7), f(0) = 1
+        int[] fib = {0, 1, 1, 2, 3, 5, 8};
+        long want = 1;
+        for (int n = 1; n <= 40; n++) {
+            want += 3L * n + 1 + String.valueOf(n).length() + n + fib[n % 7];
+        }
+        assertEquals(String.valueOf(want), s);
+    }
+
     @Test
     void hostFunctionExceptionBecomesGuestError() {
         String s =

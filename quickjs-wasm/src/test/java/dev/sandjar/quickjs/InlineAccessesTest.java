@@ -9,6 +9,7 @@ import com.dylibso.chicory.runtime.Instance;
 import com.dylibso.chicory.wasm.Parser;
 import dev.sandjar.outline.Outliner;
 import dev.sandjar.quickjs.internal.AccessCalls;
+import dev.sandjar.quickjs.internal.BlockMemory;
 import dev.sandjar.quickjs.internal.RawAccess;
 import java.io.IOException;
 import java.io.InputStream;
@@ -248,6 +249,39 @@ class InlineAccessesTest {
             outcome(writeBefore, v + 1, memory, instance);
             assertEquals(v + 1, outcome(read, memory, instance), "the field sees the helper's");
         }
+    }
+
+    /**
+     * The engine class as built: the outlined methods take the memory's shared scratch array
+     * instead of allocating one per call, and none of them allocates one.
+     */
+    @Test
+    void theOutlinedMethodsShareTheMemorysScratchArray() throws Exception {
+        ClassNode cn = new ClassNode();
+        try (InputStream in =
+                AccessCalls.class.getResourceAsStream(
+                        "QuickJsEngineModuleMachineFuncGroup_0.class")) {
+            new ClassReader(in.readAllBytes()).accept(cn, 0);
+        }
+        List<String> shared = new ArrayList<>();
+        for (MethodNode m : cn.methods) {
+            AbstractInsnNode first = m.instructions.getFirst();
+            AbstractInsnNode second = first == null ? null : first.getNext();
+            assertTrue(
+                    !(second instanceof org.objectweb.asm.tree.IntInsnNode n)
+                            || n.getOpcode() != org.objectweb.asm.Opcodes.NEWARRAY,
+                    m.name + " still allocates its scratch array");
+            for (AbstractInsnNode i = first; i != null; i = i.getNext()) {
+                if (i instanceof org.objectweb.asm.tree.FieldInsnNode f
+                        && f.name.equals("scratch")) {
+                    shared.add(m.name);
+                }
+            }
+        }
+        assertEquals(
+                List.of("func_162", "func_251", "func_684"), shared.stream().sorted().toList());
+        assertEquals(
+                BlockMemory.SCRATCH_SLOTS, new TrackedMemory(1, 1).scratch.length, "the contract");
     }
 
     private static int unsafeCalls(byte[] bytes) {

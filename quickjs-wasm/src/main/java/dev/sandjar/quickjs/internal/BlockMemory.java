@@ -42,5 +42,18 @@ public abstract class BlockMemory implements Memory {
      */
     public GlobalInstance global0;
 
+    /** The length of {@link #scratch}; the outlining pass leaves a method that needs more alone. */
+    public static final int SCRATCH_SLOTS = 64;
+
+    /**
+     * The array the outlined interpreter's pieces return their live locals in (docs/engine.md, "The
+     * outlining pass"): one per memory, so one per engine instance and its one thread, instead of
+     * one allocated on every call of the interpreter loop. Sharing it is safe because a piece
+     * writes its results only on its way out, after every call it makes (a nested interpreter loop
+     * included), and its caller reads them right after it returns; nothing runs in between. No
+     * state lives in it between two such calls.
+     */
+    public final long[] scratch = new long[SCRATCH_SLOTS];
+
     protected BlockMemory() {}
 }
