@@ -87,8 +87,11 @@ class InlineAccessesTest {
                 .orElseThrow();
     }
 
-    /** The method's result, or its exception's class and message. */
-    private static Object outcome(Method m, Object... args) throws IllegalAccessException {
+    /**
+     * The method's result (a float or double by its bits: a NaN's payload must survive too), or its
+     * exception's class and message. {@link InlineOpcodesTest} compares by it as well.
+     */
+    static Object outcome(Method m, Object... args) throws IllegalAccessException {
         m.setAccessible(true);
         try {
             Object r = m.invoke(null, args);

@@ -340,22 +340,6 @@ class InlineOpcodesTest implements Opcodes {
         };
     }
 
-    /** The result, by its bits for floats (a NaN's payload must survive), or the exception. */
-    private static Object outcome(Method m, Object... args) throws IllegalAccessException {
-        try {
-            Object r = m.invoke(null, args);
-            if (r instanceof Float f) {
-                return Float.floatToRawIntBits(f);
-            }
-            if (r instanceof Double d) {
-                return Double.doubleToRawLongBits(d);
-            }
-            return r;
-        } catch (InvocationTargetException e) {
-            return e.getCause().getClass().getName() + ": " + e.getCause().getMessage();
-        }
-    }
-
     private static Method method(Class<?> c, String name) {
         for (Method m : c.getDeclaredMethods()) {
             if (m.getName().equals(name)) {
@@ -397,8 +381,8 @@ class InlineOpcodesTest implements Opcodes {
                 Method g = method(got, prefix + h[1]);
                 for (Object[] args : arguments(t, random)) {
                     assertEquals(
-                            outcome(w, args),
-                            outcome(g, args),
+                            InlineAccessesTest.outcome(w, args),
+                            InlineAccessesTest.outcome(g, args),
                             () -> prefix + h[1] + java.util.Arrays.toString(args));
                     checked++;
                 }
@@ -411,7 +395,10 @@ class InlineOpcodesTest implements Opcodes {
         for (long a : LONGS) {
             for (long b : LONGS) {
                 for (long c : new long[] {0, -1, Long.MIN_VALUE, 0x8000_0000L, a}) {
-                    assertEquals(outcome(wm, a, b, c), outcome(gm, a, b, c), a + " " + b + " " + c);
+                    assertEquals(
+                            InlineAccessesTest.outcome(wm, a, b, c),
+                            InlineAccessesTest.outcome(gm, a, b, c),
+                            a + " " + b + " " + c);
                 }
             }
         }
