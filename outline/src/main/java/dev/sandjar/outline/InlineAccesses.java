@@ -111,8 +111,9 @@ final class InlineAccesses implements Opcodes {
         int scratch = 0;
         for (int k = 0; k < cn.methods.size(); k++) {
             MethodNode m = copyOf(cn.methods.get(k));
-            int g = rewriteGlobals(m);
-            int sc = shareScratch(m);
+            int slot = memorySlot(m);
+            int g = rewriteGlobals(m, slot);
+            int sc = shareScratch(m, slot);
             int op = InlineOpcodes.rewrite(m);
             int a = rewrite(m);
             if (a + g + op + sc == 0) {
@@ -158,10 +159,9 @@ final class InlineAccesses implements Opcodes {
      * BlockMemory.global0}, the memory's reference to that global's object, through {@code Unsafe}
      * ({@code RawAccess.GLOBAL_VALUE}; its getter and setter where that is not known); returns how
      * many. A method is left alone unless it has exactly one memory parameter and never stores to
-     * its slot, the memory the field is read from.
+     * its slot ({@code slot}, from {@link #memorySlot}), the memory the field is read from.
      */
-    static int rewriteGlobals(MethodNode m) {
-        int slot = memorySlot(m);
+    static int rewriteGlobals(MethodNode m, int slot) {
         if (slot < 0) {
             return 0;
         }
@@ -190,7 +190,7 @@ final class InlineAccesses implements Opcodes {
                 temps = localsUsed(m);
                 m.maxLocals = temps + 3;
             }
-            InsnList o = read ? readGlobal0(slot, temps) : writeGlobal0(slot, temps);
+            InsnList o = global0Access(slot, temps, write);
             m.instructions.insert(call, o);
             m.instructions.remove(index);
             m.instructions.remove(instance);
@@ -201,48 +201,42 @@ final class InlineAccesses implements Opcodes {
     }
 
     /**
-     * Stack: nothing -> global 0's value. The memory's {@code global0} in local {@code temps}; with
-     * {@code RawAccess.GLOBAL_FIELD}, its value field read through {@code Unsafe} (C2 inlines
-     * nothing into a method over 8,000 bytes, not even the getter), else {@code getValue()}.
+     * Stack: nothing -> global 0's value, or (for a {@code write}) the value (long) -> nothing. The
+     * memory's {@code global0} in local {@code temps}, a written value in {@code temps + 1}; with
+     * {@code RawAccess.GLOBAL_FIELD}, its value field loaded or stored through {@code Unsafe} (C2
+     * inlines nothing into a method over 8,000 bytes, not even the getter), else {@code getValue()}
+     * or {@code setValue(long)}.
      */
-    private static InsnList readGlobal0(int memory, int temps) {
+    private static InsnList global0Access(int memory, int temps, boolean write) {
         InsnList o = new InsnList();
         LabelNode slow = new LabelNode();
         LabelNode done = new LabelNode();
+        if (write) {
+            o.add(new VarInsnNode(LSTORE, temps + 1));
+        }
         global0(o, memory, temps, slow);
         o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
         o.add(new VarInsnNode(ALOAD, temps));
         o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_VALUE", "J"));
+        if (write) {
+            o.add(new VarInsnNode(LLOAD, temps + 1));
+        }
         o.add(
-                new MethodInsnNode(
-                        INVOKEVIRTUAL, UNSAFE, "getLong", "(Ljava/lang/Object;J)J", false));
+                write
+                        ? new MethodInsnNode(
+                                INVOKEVIRTUAL, UNSAFE, "putLong", "(Ljava/lang/Object;JJ)V", false)
+                        : new MethodInsnNode(
+                                INVOKEVIRTUAL, UNSAFE, "getLong", "(Ljava/lang/Object;J)J", false));
         o.add(new JumpInsnNode(GOTO, done));
         o.add(slow);
         o.add(new VarInsnNode(ALOAD, temps));
-        o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "getValue", "()J", false));
-        o.add(done);
-        return o;
-    }
-
-    /** Stack: the value (long) -> nothing; the store that {@link #readGlobal0} reads. */
-    private static InsnList writeGlobal0(int memory, int temps) {
-        InsnList o = new InsnList();
-        LabelNode slow = new LabelNode();
-        LabelNode done = new LabelNode();
-        o.add(new VarInsnNode(LSTORE, temps + 1));
-        global0(o, memory, temps, slow);
-        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "UNSAFE", "L" + UNSAFE + ";"));
-        o.add(new VarInsnNode(ALOAD, temps));
-        o.add(new FieldInsnNode(GETSTATIC, RAW_ACCESS, "GLOBAL_VALUE", "J"));
-        o.add(new VarInsnNode(LLOAD, temps + 1));
+        if (write) {
+            o.add(new VarInsnNode(LLOAD, temps + 1));
+        }
         o.add(
-                new MethodInsnNode(
-                        INVOKEVIRTUAL, UNSAFE, "putLong", "(Ljava/lang/Object;JJ)V", false));
-        o.add(new JumpInsnNode(GOTO, done));
-        o.add(slow);
-        o.add(new VarInsnNode(ALOAD, temps));
-        o.add(new VarInsnNode(LLOAD, temps + 1));
-        o.add(new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "setValue", "(J)V", false));
+                write
+                        ? new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "setValue", "(J)V", false)
+                        : new MethodInsnNode(INVOKEVIRTUAL, GLOBAL, "getValue", "()J", false));
         o.add(done);
         return o;
     }
@@ -263,19 +257,17 @@ final class InlineAccesses implements Opcodes {
         o.add(new JumpInsnNode(IFEQ, slow));
     }
 
-    /** {@code BlockMemory.SCRATCH_SLOTS}: the longest array the shared one stands in for. */
-    static final int SCRATCH_SLOTS = 64;
-
     /**
      * Replaces the scratch array an outlined method allocates on entry ({@code MethodSplitter}:
      * {@code newarray long} of its pieces' longest result, into a local, as its first three
      * instructions) with the memory's shared {@code BlockMemory.scratch}; returns 1 when it did.
      * The interpreter loop allocated one on every guest function call (about 30 MB per fib(25),
      * nearly all the engine thread's allocation). Safe because each piece writes the array only on
-     * its way out, after every call it makes, and its caller reads it right after the call.
+     * its way out, after every call it makes, and its caller reads it right after the call. A
+     * method needing more than {@link Outliner#SCRATCH_SLOTS} keeps its own. {@code slot} is the
+     * method's memory parameter ({@link #memorySlot}).
      */
-    static int shareScratch(MethodNode m) {
-        int slot = memorySlot(m);
+    static int shareScratch(MethodNode m, int slot) {
         AbstractInsnNode length = m.instructions.getFirst();
         AbstractInsnNode array = length == null ? null : length.getNext();
         AbstractInsnNode store = array == null ? null : array.getNext();
@@ -296,7 +288,7 @@ final class InlineAccesses implements Opcodes {
         } else {
             return 0;
         }
-        if (n > SCRATCH_SLOTS) {
+        if (n > Outliner.SCRATCH_SLOTS) {
             return 0;
         }
         InsnList o = new InsnList();

@@ -125,9 +125,18 @@ public final class Outliner {
     }
 
     /**
-     * The class with each call to Chicory's typed memory helpers replaced by the access itself, in
-     * every method whose code stays within the JVM's limit (see {@link InlineAccesses}); appends
-     * what it did to {@code report}.
+     * The length of the engine memory's shared scratch array ({@code BlockMemory.SCRATCH_SLOTS} in
+     * {@code quickjs-wasm}, which must be the same; its tests check): an outlined method whose
+     * pieces return more locals keeps its own array.
+     */
+    public static final int SCRATCH_SLOTS = 64;
+
+    /**
+     * The class after the pass's last step ({@link InlineAccesses}), in every method whose code
+     * stays within the JVM's limit: each call to Chicory's typed memory helpers replaced by the
+     * access itself, global 0 read and written through the memory's field, the opcode helpers and
+     * interruption checks written in place ({@link InlineOpcodes}) and the outlined methods'
+     * scratch arrays replaced by the memory's one; appends what it did to {@code report}.
      */
     public static byte[] inlineAccesses(byte[] classFile, StringBuilder report) {
         ClassNode cn = read(classFile);

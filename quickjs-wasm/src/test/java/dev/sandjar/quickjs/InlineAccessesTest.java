@@ -283,6 +283,9 @@ class InlineAccessesTest {
         }
         assertEquals(
                 List.of("func_162", "func_251", "func_684"), shared.stream().sorted().toList());
+        // The pass shares the array only with methods needing at most its length; both modules
+        // must mean the same length, or a piece would write past the memory's array.
+        assertEquals(Outliner.SCRATCH_SLOTS, BlockMemory.SCRATCH_SLOTS, "the contract");
         assertEquals(
                 BlockMemory.SCRATCH_SLOTS, new TrackedMemory(1, 1).scratch.length, "the contract");
     }

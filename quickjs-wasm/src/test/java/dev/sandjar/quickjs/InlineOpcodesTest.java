@@ -165,7 +165,7 @@ class InlineOpcodesTest implements Opcodes {
         for (String[] h : HELPERS) {
             Type t = Type.getMethodType(h[2]);
             value(cw, h, t);
-            if (t.getReturnType() == Type.INT_TYPE && h[1].matches(".*(EQ|NE|LT|LE|GT|GE).*")) {
+            if (isComparison(h)) {
                 branch(cw, "ne_", IFNE, h, t);
                 branch(cw, "eq_", IFEQ, h, t);
             }
@@ -205,6 +205,11 @@ class InlineOpcodesTest implements Opcodes {
         mv.visitEnd();
         cw.visitEnd();
         return cw.toByteArray();
+    }
+
+    /** Whether helper {@code h} is a comparison: an int result, 1 when it holds. */
+    private static boolean isComparison(String[] h) {
+        return h[2].endsWith(")I") && h[1].matches(".*(EQ|NE|LT|LE|GT|GE).*");
     }
 
     private static void loadArgs(MethodVisitor mv, Type t) {
@@ -358,7 +363,7 @@ class InlineOpcodesTest implements Opcodes {
         // Each helper once as a value; each comparison twice more, branched on; three in mixed.
         int comparisons = 0;
         for (String[] h : HELPERS) {
-            comparisons += h[1].matches(".*(EQ|NE|LT|LE|GT|GE).*") && h[2].endsWith(")I") ? 1 : 0;
+            comparisons += isComparison(h) ? 1 : 0;
         }
         int sites = HELPERS.length + 2 * comparisons + 3;
         assertEquals(sites, helperCalls(original));

@@ -42,7 +42,10 @@ public abstract class BlockMemory implements Memory {
      */
     public GlobalInstance global0;
 
-    /** The length of {@link #scratch}; the outlining pass leaves a method that needs more alone. */
+    /**
+     * The length of {@link #scratch}; the outlining pass leaves a method that needs more alone. The
+     * pass's {@code Outliner.SCRATCH_SLOTS} must be the same ({@code InlineAccessesTest} checks).
+     */
     public static final int SCRATCH_SLOTS = 64;
 
     /**
