@@ -3,6 +3,7 @@ package dev.sandjar.bench;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sandjar.host.Sandbox;
+import dev.sandjar.quickjs.internal.RawAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +31,23 @@ public final class BenchMain {
     /** docs/jvm-flags.md: without them QuickJS's interpreter loop is never JIT-compiled. */
     static final List<String> JIT_FLAGS = Sandbox.jvmFlags();
 
-    static final List<String> FORK_FLAGS = concat(JIT_FLAGS, List.of("-Xss4m", "-Xms1g", "-Xmx4g"));
+    /**
+     * docs/jvm-flags.md: on JDK 24 and later the engine's memory, global 0 and interruption checks
+     * take {@code Unsafe} only with this flag, which {@code ./sandjar} passes and the docs
+     * recommend; without it a JDK 25 bench would measure the portable path.
+     */
+    static final String UNSAFE_FLAG = "--sun-misc-unsafe-memory-access=allow";
+
+    /**
+     * What every fork and probe runs with: the JIT flags, on JDK 24 and later {@link #UNSAFE_FLAG}
+     * (forks run on this JVM's java), and the heap and stack.
+     */
+    static final List<String> FORK_FLAGS =
+            concat(
+                    concat(
+                            JIT_FLAGS,
+                            Runtime.version().feature() >= 24 ? List.of(UNSAFE_FLAG) : List.of()),
+                    List.of("-Xss4m", "-Xms1g", "-Xmx4g"));
 
     private static final TypeReference<Map<String, Double>> NUMBERS = new TypeReference<>() {};
     private static final TypeReference<Map<String, Object>> PROOF = new TypeReference<>() {};
@@ -714,6 +731,17 @@ public final class BenchMain {
     // The report
 
     /**
+     * Which path the engine's memory, global 0 and interruption checks take (docs/jvm-flags.md), as
+     * this JVM decides it: it runs on the forks' java, and {@code bench/build.sh} gives it {@link
+     * #UNSAFE_FLAG} wherever {@link #FORK_FLAGS} has it.
+     */
+    static String memoryPath() {
+        return RawAccess.ENABLED
+                ? "`Unsafe` (the fast path)"
+                : "the portable `VarHandle` path, because " + RawAccess.REASON;
+    }
+
+    /**
      * Whether the engine class on this class path went through the outlining pass (built with by
      * default, docs/engine.md; {@code -DnoOutline} skips it): its outlined regions are methods
      * named {@code func_N$coldK}, and its memory accesses are written in place when its constant
@@ -779,6 +807,7 @@ public final class BenchMain {
         r.line("- JDK: " + jdk + " (GraalJS (JIT)'s JVMs: their own, below)");
         r.line("- JVM flags of every fork and probe: `" + String.join(" ", FORK_FLAGS) + "`");
         r.line("- Sandjar's engine class: " + engineShape());
+        r.line("- Sandjar's memory path: " + memoryPath());
         r.line(
                 String.format(
                         Locale.ROOT,

@@ -125,7 +125,7 @@ public final class GraalJit {
                 // Truffle loads its native helpers and uses Unsafe: without these JDK 25 prints
                 // warnings on every start.
                 "--enable-native-access=org.graalvm.truffle",
-                "--sun-misc-unsafe-memory-access=allow");
+                BenchMain.UNSAFE_FLAG);
     }
 
     private static String modulePath(Path dir) {
