@@ -3,7 +3,6 @@ package dev.sandjar.bench;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sandjar.host.Sandbox;
-import dev.sandjar.quickjs.internal.RawAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -736,9 +735,9 @@ public final class BenchMain {
      * #UNSAFE_FLAG} wherever {@link #FORK_FLAGS} has it.
      */
     static String memoryPath() {
-        return RawAccess.ENABLED
-                ? "`Unsafe` (the fast path)"
-                : "the portable `VarHandle` path, because " + RawAccess.REASON;
+        return Sandbox.portableMemoryReason()
+                .map(why -> "the portable `VarHandle` path, because " + why)
+                .orElse("`Unsafe` (the fast path)");
     }
 
     /**

@@ -11,6 +11,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -109,6 +110,17 @@ public final class Sandbox implements AutoCloseable {
      */
     public static List<String> jvmFlags() {
         return JitFlags.REQUIRED;
+    }
+
+    /**
+     * Why guest code takes the engine's portable memory path in this JVM, about 1.2-1.4x slower
+     * than the {@code Unsafe} one (for example "JDK 25 without
+     * --sun-misc-unsafe-memory-access=allow", the flag JDK 24 and later need besides {@link
+     * #jvmFlags()}), or empty on the faster path; for a service's start-up check or health report.
+     * Decided once per JVM, when the first engine is made or this is called (docs/jvm-flags.md).
+     */
+    public static Optional<String> portableMemoryReason() {
+        return JitFlags.portableMemoryReason();
     }
 
     /** A sandbox with a pool of one instance per core and the built-in limits. */

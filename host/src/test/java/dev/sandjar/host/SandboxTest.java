@@ -49,6 +49,25 @@ class SandboxTest {
     }
 
     // -------------------------------------------------------------------------------------------
+    // The JVM.
+
+    /**
+     * The memory path is reported as this JVM decides it: portable only where varhandle is chosen
+     * or JDK 24+ lacks its flag (docs/jvm-flags.md), and then with the reason.
+     */
+    @Test
+    void theMemoryPathIsReportedWithItsReason() {
+        boolean chosen = "varhandle".equals(System.getProperty("sandjar.memory.access"));
+        boolean flagMissing =
+                Runtime.version().feature() >= 24
+                        && !"allow".equals(System.getProperty("sun.misc.unsafe.memory.access"));
+        assertEquals(chosen || flagMissing, Sandbox.portableMemoryReason().isPresent());
+        Sandbox.portableMemoryReason()
+                .ifPresent(
+                        why -> assertTrue(why.contains(chosen ? "varhandle" : "--sun-misc"), why));
+    }
+
+    // -------------------------------------------------------------------------------------------
     // The entry module.
 
     @Test

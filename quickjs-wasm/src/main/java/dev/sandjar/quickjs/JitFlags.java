@@ -1,5 +1,6 @@
 package dev.sandjar.quickjs;
 
+import dev.sandjar.quickjs.internal.RawAccess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -7,6 +8,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
@@ -41,6 +43,16 @@ public final class JitFlags {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Why the engine's memory accesses, reads of global 0 and interruption checks take their
+     * portable path in this JVM (for example "JDK 25 without
+     * --sun-misc-unsafe-memory-access=allow"), or empty when they take {@code sun.misc.Unsafe}, the
+     * faster one (docs/jvm-flags.md). Decided once per JVM.
+     */
+    public static Optional<String> portableMemoryReason() {
+        return Optional.ofNullable(RawAccess.REASON);
     }
 
     /** The required flags the running JVM was not started with. */

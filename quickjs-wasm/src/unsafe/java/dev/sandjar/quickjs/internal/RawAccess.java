@@ -31,7 +31,10 @@ import java.util.logging.Logger;
  * </ul>
  *
  * <p>{@code unsafe} asks for it; when a condition fails the portable path is still taken and the
- * reason logged, never an unsafe access on a platform that cannot make it.
+ * reason logged, never an unsafe access on a platform that cannot make it. When the only thing
+ * missing is JDK 24+'s {@link #ALLOW_FLAG} ({@link #ALLOW_FLAG_MISSING}), one warning says so,
+ * since guest code then runs 1.2-1.4x slower (docs/jvm-flags.md); {@code varhandle} chooses the
+ * portable path without it.
  *
  * <p>Public because the generated engine class reads {@link #ENABLED}, {@link #UNSAFE} and {@link
  * #BYTE_ARRAY_BASE} (the outlining pass's {@code InlineAccesses} names them); its package is
@@ -40,6 +43,19 @@ import java.util.logging.Logger;
 public final class RawAccess {
     /** The system property that chooses the path: {@code auto} (default), unsafe, varhandle. */
     public static final String PROPERTY = "sandjar.memory.access";
+
+    /**
+     * The JVM flag with which JDK 24 and later let {@code Unsafe}'s memory methods run without a
+     * warning: the service's choice, since it lets every library in the JVM use them.
+     */
+    public static final String ALLOW_FLAG = "--sun-misc-unsafe-memory-access=allow";
+
+    /**
+     * Whether {@link #ALLOW_FLAG} is all that keeps this JVM on the portable path: JDK 24 or later
+     * started without it, with {@value #PROPERTY} unset, {@code auto} or {@code unsafe}, on a
+     * platform where the path could be taken.
+     */
+    public static final boolean ALLOW_FLAG_MISSING;
 
     /** {@code Unsafe}, or null when the portable path is taken. */
     public static final sun.misc.Unsafe UNSAFE;
@@ -79,6 +95,14 @@ public final class RawAccess {
 
     static {
         String reason = reasonAgainst();
+        int feature = Runtime.version().feature();
+        ALLOW_FLAG_MISSING =
+                reason == null
+                        && allowFlagMissing(
+                                feature, System.getProperty("sun.misc.unsafe.memory.access"));
+        if (ALLOW_FLAG_MISSING) {
+            reason = "JDK " + feature + " without " + ALLOW_FLAG;
+        }
         sun.misc.Unsafe unsafe = null;
         if (reason == null) {
             try {
@@ -104,7 +128,31 @@ public final class RawAccess {
         if (reason != null && "unsafe".equals(choice())) {
             Logger.getLogger(RawAccess.class.getName())
                     .warning(PROPERTY + "=unsafe, but the portable path is used: " + reason);
+        } else if (ALLOW_FLAG_MISSING) {
+            Logger.getLogger(RawAccess.class.getName()).warning(allowFlagWarning(feature));
         }
+    }
+
+    /**
+     * Whether a JVM of this feature release, whose {@code sun.misc.unsafe.memory.access} property
+     * is {@code property} (null when unset), needs {@link #ALLOW_FLAG} for the {@code Unsafe} path.
+     */
+    static boolean allowFlagMissing(int feature, String property) {
+        return feature >= 24 && !"allow".equals(property);
+    }
+
+    /** The warning a JVM of this feature release gets when {@link #ALLOW_FLAG_MISSING}. */
+    static String allowFlagWarning(int feature) {
+        return "Sandjar: JDK "
+                + feature
+                + " was started without "
+                + ALLOW_FLAG
+                + ", so the engine's memory accesses, global 0 and interruption checks take their"
+                + " portable path and guest JavaScript runs about 1.2-1.4x slower. Add "
+                + ALLOW_FLAG
+                + " to the JVM's flags for the faster path (docs/jvm-flags.md), or set -D"
+                + PROPERTY
+                + "=varhandle to keep the portable one without this warning.";
     }
 
     private RawAccess() {}
@@ -160,7 +208,10 @@ public final class RawAccess {
         return System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
     }
 
-    /** Why Unsafe must not be used here, or null when it may. */
+    /**
+     * Why Unsafe must not be used here, apart from JDK 24+'s flag ({@link #allowFlagMissing}), or
+     * null when it may.
+     */
     private static String reasonAgainst() {
         String choice = choice();
         switch (choice) {
@@ -182,12 +233,6 @@ public final class RawAccess {
         String arch = System.getProperty("os.arch", "");
         if (!arch.equals("amd64") && !arch.equals("x86_64") && !arch.equals("aarch64")) {
             return "os.arch " + arch + " is not amd64 or aarch64";
-        }
-        if (Runtime.version().feature() >= 24
-                && !"allow".equals(System.getProperty("sun.misc.unsafe.memory.access"))) {
-            return "JDK "
-                    + Runtime.version().feature()
-                    + " without --sun-misc-unsafe-memory-access=allow";
         }
         return null;
     }
