@@ -13,13 +13,16 @@ bench_build() {
 # Sets cp (the bench's classes and bench/target/classpath.txt) and jit_flags (the parent pom's
 # sandjar.jit.flags, their one home: docs/jvm-flags.md), for the JVM "$java" names.
 # On JDK 24 and later jit_flags also gets --sun-misc-unsafe-memory-access=allow, as ./sandjar
-# passes it: without it the engine keeps its portable memory path there, and the bench would
-# measure that instead of what docs/jvm-flags.md recommends. JDKs before 23 reject the flag and
-# 23 allows Unsafe by default, so the JVM itself is asked whether it takes it.
+# passes it and the harness's forks get it (BenchMain.FORK_FLAGS): without it the engine keeps its
+# portable memory path there, and the bench would measure that instead of what docs/jvm-flags.md
+# recommends. The JDK's release file names its feature release, as ./sandjar reads it.
 bench_jvm() {
   cp="bench/target/classes:$(cat bench/target/classpath.txt)"
   read -r -a jit_flags <<<"$(sed -n 's:.*<sandjar.jit.flags>\(.*\)</sandjar.jit.flags>.*:\1:p' pom.xml)"
-  if "$java" --sun-misc-unsafe-memory-access=allow -version >/dev/null 2>&1; then
+  local java_path feature
+  java_path="$(readlink -f "$(command -v "$java" || true)" 2>/dev/null || true)"
+  feature="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "${java_path%/bin/java}/release" 2>/dev/null || true)"
+  if [[ "$feature" =~ ^[0-9]+$ ]] && ((feature >= 24)); then
     jit_flags+=(--sun-misc-unsafe-memory-access=allow)
   fi
 }

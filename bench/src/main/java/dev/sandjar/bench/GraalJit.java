@@ -102,8 +102,10 @@ public final class GraalJit {
         List<String> cmd = new ArrayList<>();
         cmd.add(java.toString());
         cmd.addAll(flags);
-        cmd.addAll(
-                jvmFlags(modulePath(jars.resolve("upgrade")), modulePath(jars.resolve("modules"))));
+        // The fork flags already hold the Unsafe flag when the bench itself runs on JDK 24+.
+        jvmFlags(modulePath(jars.resolve("upgrade")), modulePath(jars.resolve("modules"))).stream()
+                .filter(f -> !cmd.contains(f))
+                .forEach(cmd::add);
         cmd.add("-cp");
         cmd.add(Path.of("bench", "target", "classes").toAbsolutePath() + ":" + classPath);
         cmd.add(mainClass);

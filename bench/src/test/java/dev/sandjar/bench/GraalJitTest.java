@@ -148,6 +148,14 @@ class GraalJitTest {
                 cmd.get(cp + 1).endsWith("bench/target/classes:/m2/jmh.jar:/m2/jackson.jar"),
                 cmd.get(cp + 1));
         assertEquals(List.of("a.Main", "x", "y"), cmd.subList(cp + 2, cmd.size()));
+        // The Unsafe flag once, whether or not the fork flags (a bench on JDK 24+) have it.
+        assertEquals(1, cmd.stream().filter(BenchMain.UNSAFE_FLAG::equals).count(), cmd.toString());
+        List<String> withIt =
+                jit.command(List.of("-Xss4m", BenchMain.UNSAFE_FLAG), "a.Main", List.of());
+        assertEquals(
+                1,
+                withIt.stream().filter(BenchMain.UNSAFE_FLAG::equals).count(),
+                withIt.toString());
     }
 
     private Path executable(String name) throws IOException {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sandjar.host.testing.SandboxExtension;
 import java.time.Duration;
@@ -57,6 +58,10 @@ class SandboxTest {
      */
     @Test
     void theMemoryPathIsReportedWithItsReason() {
+        String arch = System.getProperty("os.arch");
+        assumeTrue(
+                arch.equals("amd64") || arch.equals("aarch64"),
+                "the portable path only on " + arch);
         boolean chosen = "varhandle".equals(System.getProperty("sandjar.memory.access"));
         boolean flagMissing =
                 Runtime.version().feature() >= 24

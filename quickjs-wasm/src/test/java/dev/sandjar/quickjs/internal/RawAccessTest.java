@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,7 @@ class RawAccessTest {
 
     @Test
     void thisJvmsAnswerFollowsFromItsJdkAndFlags() {
+        assumeTrue(supportedPlatform(), "the portable path is the only one here");
         boolean expected =
                 !"varhandle".equals(System.getProperty(RawAccess.PROPERTY, "auto"))
                         && RawAccess.allowFlagMissing(
@@ -61,13 +63,20 @@ class RawAccessTest {
 
     /**
      * A JDK 24+ JVM warns once without the flag, and is silent (and fast) with it or with {@code
-     * varhandle} chosen. Skipped where no such JDK sits beside this one's.
+     * varhandle} chosen; with {@code unsafe} asked for, it gives that request's one warning, not
+     * two. The JDK is {@value #NEWER_JAVA}'s, else the newest 24+ beside this JVM's JDK; the test
+     * is skipped where there is none.
      */
     @Test
     void aJdk25JvmWarnsOnlyWhenTheFlagIsAllItLacks() throws Exception {
+        assumeTrue(supportedPlatform(), "the portable path is the only one here");
         Optional<Path> java = newerJava();
         assumeTrue(
-                java.isPresent(), "no JDK 24 or later beside " + System.getProperty("java.home"));
+                java.isPresent(),
+                "no JDK 24 or later: set -D"
+                        + NEWER_JAVA
+                        + " or install one beside "
+                        + System.getProperty("java.home"));
         String warning = "was started without " + RawAccess.ALLOW_FLAG;
 
         String plain = run(java.get());
@@ -85,6 +94,20 @@ class RawAccessTest {
         assertTrue(portable.contains("ENABLED=false"), portable);
         assertTrue(portable.contains("REASON=" + RawAccess.PROPERTY + "=varhandle"), portable);
         assertFalse(portable.contains(warning), portable);
+
+        String asked = run(java.get(), "-D" + RawAccess.PROPERTY + "=unsafe");
+        assertTrue(asked.contains("ENABLED=false"), asked);
+        assertEquals(1, count(asked, "WARNING"), asked);
+        assertTrue(asked.contains(RawAccess.PROPERTY + "=unsafe, but the portable path"), asked);
+    }
+
+    /** A java of JDK 24 or later to run {@link Probe} with, instead of searching. */
+    static final String NEWER_JAVA = "sandjar.test.newerJava";
+
+    private static boolean supportedPlatform() {
+        String arch = System.getProperty("os.arch", "");
+        return java.nio.ByteOrder.nativeOrder() == java.nio.ByteOrder.LITTLE_ENDIAN
+                && (arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64"));
     }
 
     /** Run in a new JVM: loads {@link RawAccess} and prints what it decided. */
@@ -126,32 +149,36 @@ class RawAccessTest {
         return n;
     }
 
-    /** A JDK of feature release 24 or later in the directory that holds this JVM's JDK. */
+    /**
+     * {@value #NEWER_JAVA}'s java, or the newest JDK of feature release 24 or later in the
+     * directory that holds this JVM's JDK (as on Debian's /usr/lib/jvm).
+     */
     private static Optional<Path> newerJava() throws IOException {
-        Path home = Path.of(System.getProperty("java.home")).toRealPath();
-        Path parent = home.getParent();
+        String given = System.getProperty(NEWER_JAVA, "");
+        if (!given.isBlank()) {
+            return Optional.of(Path.of(given));
+        }
+        Path parent = Path.of(System.getProperty("java.home")).toRealPath().getParent();
         if (parent == null) {
             return Optional.empty();
         }
-        Pattern version = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)");
         try (Stream<Path> jdks = Files.list(parent)) {
-            return jdks.filter(
-                            jdk -> {
-                                try {
-                                    Path release = jdk.resolve("release");
-                                    if (!Files.isExecutable(jdk.resolve("bin/java"))
-                                            || !Files.isRegularFile(release)) {
-                                        return false;
-                                    }
-                                    Matcher m = version.matcher(Files.readString(release));
-                                    return m.find() && Integer.parseInt(m.group(1)) >= 24;
-                                } catch (IOException e) {
-                                    return false;
-                                }
-                            })
-                    .sorted()
-                    .map(jdk -> jdk.resolve("bin/java"))
-                    .findFirst();
+            return jdks.filter(jdk -> Files.isExecutable(jdk.resolve("bin/java")))
+                    .filter(jdk -> feature(jdk) >= 24)
+                    .max(Comparator.comparingInt(RawAccessTest::feature))
+                    .map(jdk -> jdk.resolve("bin/java"));
+        }
+    }
+
+    /** The feature release a JDK's release file names, or 0. */
+    private static int feature(Path jdk) {
+        try {
+            Matcher m =
+                    Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)")
+                            .matcher(Files.readString(jdk.resolve("release")));
+            return m.find() ? Integer.parseInt(m.group(1)) : 0;
+        } catch (IOException | RuntimeException e) {
+            return 0;
         }
     }
 }

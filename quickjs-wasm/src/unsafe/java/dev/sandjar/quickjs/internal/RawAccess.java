@@ -51,9 +51,10 @@ public final class RawAccess {
     public static final String ALLOW_FLAG = "--sun-misc-unsafe-memory-access=allow";
 
     /**
-     * Whether {@link #ALLOW_FLAG} is all that keeps this JVM on the portable path: JDK 24 or later
+     * Whether this JVM is on the portable path for want of {@link #ALLOW_FLAG}: JDK 24 or later
      * started without it, with {@value #PROPERTY} unset, {@code auto} or {@code unsafe}, on a
-     * platform where the path could be taken.
+     * little-endian x86-64 or AArch64 (whether {@code Unsafe} itself could then be read is not
+     * tried).
      */
     public static final boolean ALLOW_FLAG_MISSING;
 
