@@ -594,7 +594,8 @@ public final class BenchMain {
         cliSpeed.putAll(r.numbers());
         if (r.cli().get(0).archive() == null) {
             notes.add(
-                    "The command line ran without its CDS archive (./sandjar could not make one):"
+                    "The command line ran without its CDS archive or AOT cache (./sandjar could not"
+                            + " make one):"
                             + " the speed check did not cover the archive.");
         }
         if (!r.ok() && mode != BenchMode.SMOKE) {

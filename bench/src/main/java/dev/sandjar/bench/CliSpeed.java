@@ -163,6 +163,11 @@ public final class CliSpeed {
                 }
             }
             m.put("cliArchive", cli.stream().allMatch(c -> c.archive() != null) ? 1.0 : 0.0);
+            m.put(
+                    "cliAotCache",
+                    cli.stream().allMatch(c -> c.archive() != null && c.archive().endsWith(".aot"))
+                            ? 1.0
+                            : 0.0);
             m.put("ratio", ratio());
             return m;
         }
@@ -342,17 +347,21 @@ public final class CliSpeed {
     }
 
     /**
-     * The {@code -XX:SharedArchiveFile} the process's JVM runs with, or null. {@code ./sandjar}
-     * execs java, so the process becomes the JVM once the script has picked its flags.
+     * The {@code -XX:SharedArchiveFile} (its CDS archive) or, on JDK 25+, {@code -XX:AOTCache} (its
+     * AOT cache, a {@code .aot} file) the process's JVM runs with, or null. {@code ./sandjar} execs
+     * java, so the process becomes the JVM once the script has picked its flags.
      */
-    private static String archiveOf(Process p) throws InterruptedException {
+    static String archiveOf(Process p) throws InterruptedException {
         for (int i = 0; i < 600 && p.isAlive(); i++) {
             ProcessHandle.Info info = p.toHandle().info();
             if (info.command().map(c -> c.endsWith("/java")).orElse(false)) {
                 Optional<String> a =
                         info.arguments().stream()
                                 .flatMap(Arrays::stream)
-                                .filter(x -> x.startsWith("-XX:SharedArchiveFile="))
+                                .filter(
+                                        x ->
+                                                x.startsWith("-XX:SharedArchiveFile=")
+                                                        || x.startsWith("-XX:AOTCache="))
                                 .findFirst();
                 return a.map(x -> x.substring(x.indexOf('=') + 1)).orElse(null);
             }
@@ -375,7 +384,11 @@ public final class CliSpeed {
         sb.append("|---|---:|---:|---:|---:|---:|\n");
         String cliLabel =
                 "`./sandjar run` ("
-                        + (m.get("cliArchive") > 0 ? "with its CDS archive" : "no CDS archive")
+                        + (m.getOrDefault("cliAotCache", 0.0) > 0
+                                ? "with its AOT cache"
+                                : m.get("cliArchive") > 0
+                                        ? "with its CDS archive"
+                                        : "no CDS archive")
                         + ")";
         row(sb, cliLabel, m, "cli");
         row(sb, "`Sandbox.run` in a new JVM", m, "library");

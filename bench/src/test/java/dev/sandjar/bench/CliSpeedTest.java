@@ -21,6 +21,10 @@ class CliSpeedTest {
      * fastMs}, one call after another for 60 s.
      */
     private static CliSpeed.Side side(double fastFromS, long slowMs, long fastMs) {
+        return side(fastFromS, slowMs, fastMs, "archive.jsa");
+    }
+
+    private static CliSpeed.Side side(double fastFromS, long slowMs, long fastMs, String archive) {
         List<long[]> calls = new ArrayList<>();
         long at = 500;
         while (at < 60_000) {
@@ -28,7 +32,7 @@ class CliSpeedTest {
             calls.add(new long[] {at, ms});
             at += ms;
         }
-        return new CliSpeed.Side("x", 0, calls, "archive.jsa");
+        return new CliSpeed.Side("x", 0, calls, archive);
     }
 
     @Test
@@ -48,11 +52,27 @@ class CliSpeedTest {
         assertEquals(61.0 / 62.0, m.get("ratio"), 1e-9);
         assertTrue(r.ok());
         assertEquals(1.0, m.get("cliArchive"));
+        assertEquals(0.0, m.get("cliAotCache"));
         String table = CliSpeed.table(m);
+        assertTrue(table.contains("with its CDS archive"), table);
         assertTrue(table.contains("| 61 (60 / 64 / 61) |"), table);
         assertTrue(
                 table.matches("(?s).*\\| 6\\.[0-9] \\(4\\.[0-9] / 40\\.[0-9] / 6\\.[0-9]\\) \\|.*"),
                 table);
+    }
+
+    @Test
+    void aCommandLineOnItsAotCacheIsLabelledSo() {
+        CliSpeed.Result r =
+                new CliSpeed.Result(
+                        60,
+                        List.of(side(4.6, 400, 60, "sandjar-1.aot")),
+                        List.of(side(5.1, 300, 61)));
+        Map<String, Double> m = r.numbers();
+        assertEquals(1.0, m.get("cliArchive"));
+        assertEquals(1.0, m.get("cliAotCache"));
+        assertTrue(
+                CliSpeed.table(m).contains("`./sandjar run` (with its AOT cache)"), m.toString());
     }
 
     @Test

@@ -6,18 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sandjar.quickjs.JitFlags;
+import dev.sandjar.quickjs.testing.NewerJdk;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,19 +60,13 @@ class RawAccessTest {
     /**
      * A JDK 24+ JVM warns once without the flag, and is silent (and fast) with it or with {@code
      * varhandle} chosen; with {@code unsafe} asked for, it gives that request's one warning, not
-     * two. The JDK is {@value #NEWER_JAVA}'s, else the newest 24+ beside this JVM's JDK; the test
-     * is skipped where there is none.
+     * two. The JDK is {@link NewerJdk}'s; the test is skipped where there is none.
      */
     @Test
     void aJdk25JvmWarnsOnlyWhenTheFlagIsAllItLacks() throws Exception {
         assumeTrue(supportedPlatform(), "the portable path is the only one here");
-        Optional<Path> java = newerJava();
-        assumeTrue(
-                java.isPresent(),
-                "no JDK 24 or later: set -D"
-                        + NEWER_JAVA
-                        + " or install one beside "
-                        + System.getProperty("java.home"));
+        Optional<Path> java = NewerJdk.java(24);
+        assumeTrue(java.isPresent(), NewerJdk.why(24));
         String warning = "was started without " + RawAccess.ALLOW_FLAG;
 
         String plain = run(java.get());
@@ -100,9 +90,6 @@ class RawAccessTest {
         assertEquals(1, count(asked, "WARNING"), asked);
         assertTrue(asked.contains(RawAccess.PROPERTY + "=unsafe, but the portable path"), asked);
     }
-
-    /** A java of JDK 24 or later to run {@link Probe} with, instead of searching. */
-    static final String NEWER_JAVA = "sandjar.test.newerJava";
 
     private static boolean supportedPlatform() {
         String arch = System.getProperty("os.arch", "");
@@ -147,38 +134,5 @@ class RawAccessTest {
             n++;
         }
         return n;
-    }
-
-    /**
-     * {@value #NEWER_JAVA}'s java, or the newest JDK of feature release 24 or later in the
-     * directory that holds this JVM's JDK (as on Debian's /usr/lib/jvm).
-     */
-    private static Optional<Path> newerJava() throws IOException {
-        String given = System.getProperty(NEWER_JAVA, "");
-        if (!given.isBlank()) {
-            return Optional.of(Path.of(given));
-        }
-        Path parent = Path.of(System.getProperty("java.home")).toRealPath().getParent();
-        if (parent == null) {
-            return Optional.empty();
-        }
-        try (Stream<Path> jdks = Files.list(parent)) {
-            return jdks.filter(jdk -> Files.isExecutable(jdk.resolve("bin/java")))
-                    .filter(jdk -> feature(jdk) >= 24)
-                    .max(Comparator.comparingInt(RawAccessTest::feature))
-                    .map(jdk -> jdk.resolve("bin/java"));
-        }
-    }
-
-    /** The feature release a JDK's release file names, or 0. */
-    private static int feature(Path jdk) {
-        try {
-            Matcher m =
-                    Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)")
-                            .matcher(Files.readString(jdk.resolve("release")));
-            return m.find() ? Integer.parseInt(m.group(1)) : 0;
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
     }
 }
