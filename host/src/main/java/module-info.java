@@ -11,6 +11,7 @@ module dev.sandjar.host {
     requires com.fasterxml.jackson.datatype.jsr310;
     requires java.logging;
     requires java.management;
+    requires jdk.management; // per-thread allocated bytes, for the host meter
     requires transitive java.scripting; // the JSR-223 engine's types
 
     exports dev.sandjar.host;

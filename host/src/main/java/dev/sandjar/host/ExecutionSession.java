@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -28,6 +29,7 @@ final class ExecutionSession implements RunSession {
     private final RunBudget budget;
     private final LogCollector logs;
     private final Redactions redactions;
+    private final HostAccount host;
     private final Map<Object, Object> state = new ConcurrentHashMap<>();
     private final List<Runnable> endActions = new ArrayList<>();
     private final List<CompletableFuture<?>> holds = new ArrayList<>(); // under endActions' lock
@@ -40,13 +42,21 @@ final class ExecutionSession implements RunSession {
             Limits limits,
             RunBudget budget,
             LogCollector logs,
-            Redactions redactions) {
+            Redactions redactions,
+            Runnable wake) {
         this.sandbox = sandbox;
         this.runId = runId;
         this.limits = limits;
         this.budget = budget;
         this.logs = logs;
         this.redactions = redactions;
+        this.host = new HostAccount(sandbox, runId, limits, budget, wake);
+        budget.countHostCpu(host::cpuNanos);
+    }
+
+    /** The run's host work and the CPU it used. */
+    HostAccount host() {
+        return host;
     }
 
     /** True once the run ended: bridge calls are refused and completions are dropped. */
@@ -61,6 +71,7 @@ final class ExecutionSession implements RunSession {
 
     /** Runs the end actions once; an action registered later runs at once. */
     void runEndActions() {
+        host.end();
         List<Runnable> actions;
         synchronized (endActions) {
             ended = true;
@@ -150,6 +161,39 @@ final class ExecutionSession implements RunSession {
     @SuppressWarnings("unchecked")
     public <T> T state(Object key, Supplier<T> create) {
         return (T) state.computeIfAbsent(key, k -> create.get());
+    }
+
+    @Override
+    public <T> CompletableFuture<T> work(String where, Function<HostCall, T> task) {
+        return host.work(where, task);
+    }
+
+    @Override
+    public CompletableFuture<Object> isolated(
+            String where, Class<? extends IsolatedTask> task, Object input) {
+        return host.isolated(where, task, input);
+    }
+
+    @Override
+    public <T> T await(CompletableFuture<T> work) {
+        try {
+            return work.get();
+        } catch (InterruptedException e) {
+            work.cancel(true);
+            Thread.currentThread().interrupt();
+            throw BridgeException.cancelled("the run was stopped while host work was in flight");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(c);
+        } catch (java.util.concurrent.CancellationException e) {
+            throw BridgeException.cancelled("the host work was cancelled");
+        }
     }
 
     @Override

@@ -16,8 +16,9 @@ import java.util.Objects;
  * <table>
  *   <caption>Limits, defaults and ceilings</caption>
  *   <tr><th>limit</th><th>default</th><th>ceiling</th><th>enforced by</th></tr>
- *   <tr><td>{@code timeout}: guest CPU time</td><td>30 s</td><td>10 min</td>
- *       <td>the interrupt handler, on the engine thread's CPU clock</td></tr>
+ *   <tr><td>{@code timeout}: CPU time of the guest and the host work it starts</td><td>30 s</td>
+ *       <td>10 min</td><td>the interrupt handler, on the engine thread's CPU clock plus the
+ *       host work's</td></tr>
  *   <tr><td>{@code wallTimeout}: elapsed time, less suspended time</td>
  *       <td>max(2 x timeout, timeout + 30 s)</td><td>1 h</td>
  *       <td>the interrupt handler and the event loop</td></tr>
@@ -35,6 +36,9 @@ import java.util.Objects;
  *       <td>checked before anything is parsed</td></tr>
  *   <tr><td>{@code pendingOperations}: host operations in flight at once</td><td>1,000</td>
  *       <td>10,000</td><td>the bridge dispatcher</td></tr>
+ *   <tr><td>{@code hostBytes}: memory one host call may take (decoding, parsing, rendering)</td>
+ *       <td>256 MiB</td><td>2 GiB</td><td>the host meter (bytes an in-process call allocates)
+ *       and the worker process (its live heap; docs/sandbox.md, "Host work")</td></tr>
  * </table>
  */
 public final class Limits {
@@ -50,6 +54,7 @@ public final class Limits {
                     .logChars(1L << 20)
                     .codeChars(1 << 20)
                     .pendingOperations(1_000)
+                    .hostBytes(256L << 20)
                     .build();
 
     /** The built-in ceilings: no sandbox or request can go past these. */
@@ -65,6 +70,7 @@ public final class Limits {
                     .logChars(64L << 20)
                     .codeChars(16 << 20)
                     .pendingOperations(10_000)
+                    .hostBytes(2L << 30)
                     .build();
 
     private final Duration timeout;
@@ -77,6 +83,7 @@ public final class Limits {
     private final Long logChars;
     private final Integer codeChars;
     private final Integer pendingOperations;
+    private final Long hostBytes;
 
     private Limits(Builder b) {
         timeout = b.timeout;
@@ -89,6 +96,7 @@ public final class Limits {
         logChars = b.logChars;
         codeChars = b.codeChars;
         pendingOperations = b.pendingOperations;
+        hostBytes = b.hostBytes;
     }
 
     public static Builder builder() {
@@ -113,10 +121,14 @@ public final class Limits {
         b.logChars = logChars;
         b.codeChars = codeChars;
         b.pendingOperations = pendingOperations;
+        b.hostBytes = hostBytes;
         return b;
     }
 
-    /** Guest CPU time the run may use; null when unset. */
+    /**
+     * CPU time the run may use: the engine thread's (guest code) plus the host work it starts (host
+     * modules, media, canvas), together; null when unset.
+     */
     public Duration timeout() {
         return timeout;
     }
@@ -159,6 +171,16 @@ public final class Limits {
     }
 
     /**
+     * Memory one host call of the run may take while it works (decoding an image, parsing a
+     * document, rendering a canvas); null when unset. A call past it fails with a {@code
+     * RangeError} of code {@code HOST_MEMORY_LIMIT} and the run goes on (docs/sandbox.md, "Host
+     * work").
+     */
+    public Long hostBytes() {
+        return hostBytes;
+    }
+
+    /**
      * Each value of this object, else of {@code fallback}; then clamped to {@code ceilings}. Every
      * value of the result is set ({@code fallback} and {@code ceilings} must be complete).
      */
@@ -184,6 +206,7 @@ public final class Limits {
                 Math.min(
                         pick(pendingOperations, fallback.pendingOperations),
                         ceilings.pendingOperations);
+        b.hostBytes = Math.min(pick(hostBytes, fallback.hostBytes), ceilings.hostBytes);
         return new Limits(b);
     }
 
@@ -200,6 +223,7 @@ public final class Limits {
         b.logChars = pick(logChars, base.logChars);
         b.codeChars = pick(codeChars, base.codeChars);
         b.pendingOperations = pick(pendingOperations, base.pendingOperations);
+        b.hostBytes = pick(hostBytes, base.hostBytes);
         return new Limits(b);
     }
 
@@ -215,6 +239,7 @@ public final class Limits {
         atMost("logChars", logChars, bound.logChars, what);
         atMost("codeChars", codeChars, bound.codeChars, what);
         atMost("pendingOperations", pendingOperations, bound.pendingOperations, what);
+        atMost("hostBytes", hostBytes, bound.hostBytes, what);
     }
 
     private static <T extends Comparable<T>> void atMost(String name, T v, T bound, String what) {
@@ -244,7 +269,8 @@ public final class Limits {
                 && Objects.equals(logLines, l.logLines)
                 && Objects.equals(logChars, l.logChars)
                 && Objects.equals(codeChars, l.codeChars)
-                && Objects.equals(pendingOperations, l.pendingOperations);
+                && Objects.equals(pendingOperations, l.pendingOperations)
+                && Objects.equals(hostBytes, l.hostBytes);
     }
 
     @Override
@@ -259,7 +285,8 @@ public final class Limits {
                 logLines,
                 logChars,
                 codeChars,
-                pendingOperations);
+                pendingOperations,
+                hostBytes);
     }
 
     @Override
@@ -284,6 +311,8 @@ public final class Limits {
                 + codeChars
                 + ", pendingOperations="
                 + pendingOperations
+                + ", hostBytes="
+                + hostBytes
                 + "]";
     }
 
@@ -299,10 +328,11 @@ public final class Limits {
         private Long logChars;
         private Integer codeChars;
         private Integer pendingOperations;
+        private Long hostBytes;
 
         private Builder() {}
 
-        /** Guest CPU time; at least 1 ms. */
+        /** CPU time of the guest and its host work together; at least 1 ms. */
         public Builder timeout(Duration d) {
             timeout = atLeast("timeout", d, Duration.ofMillis(1));
             return this;
@@ -359,6 +389,12 @@ public final class Limits {
         /** At least 1. */
         public Builder pendingOperations(int n) {
             pendingOperations = (int) atLeast("pendingOperations", n, 1);
+            return this;
+        }
+
+        /** At least 1 MiB. */
+        public Builder hostBytes(long bytes) {
+            hostBytes = atLeast("hostBytes", bytes, 1L << 20);
             return this;
         }
 

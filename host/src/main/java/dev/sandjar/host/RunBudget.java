@@ -36,6 +36,7 @@ final class RunBudget {
     private volatile long cancelledAtNanos;
     private volatile Reason watchdogReason;
     private Reason reason;
+    private volatile java.util.function.LongSupplier hostCpu = () -> 0L;
 
     RunBudget(Limits limits, SandboxClock clock, long startWall) {
         this.cpuBudgetNanos = limits.timeout().toNanos();
@@ -67,6 +68,30 @@ final class RunBudget {
         return cpuNow() - startCpu;
     }
 
+    /**
+     * Counts the CPU time of the run's host work ({@link HostAccount}) against the budget, besides
+     * the engine thread's.
+     */
+    void countHostCpu(java.util.function.LongSupplier hostCpuNanos) {
+        this.hostCpu = hostCpuNanos;
+    }
+
+    long cpuBudgetNanos() {
+        return cpuBudgetNanos;
+    }
+
+    /**
+     * The guest's CPU time so far, read from {@code engineThread}'s clock from any thread; 0 before
+     * the budget starts or where the JVM cannot read another thread's clock.
+     */
+    long cpuUsedOn(Thread engineThread) {
+        if (!armed || !OTHER_THREAD_CPU) {
+            return 0;
+        }
+        long cpu = THREADS.getThreadCpuTime(engineThread.getId());
+        return cpu < 0 ? 0 : cpu - startCpu;
+    }
+
     /** Records time spent blocked waiting for host work (for the fallback CPU clock). */
     void waited(long nanos) {
         waitedNanos += nanos;
@@ -94,7 +119,7 @@ final class RunBudget {
             // cancellation to code that catches it
         } else if (cancelRequested) {
             reason = Reason.CANCELLED;
-        } else if (armed && cpuUsedNanos() > cpuBudgetNanos) {
+        } else if (armed && cpuUsedNanos() + hostCpu.getAsLong() > cpuBudgetNanos) {
             reason = Reason.CPU;
         } else if (wallRemainingNanos() <= 0) {
             reason = Reason.WALL;
@@ -122,7 +147,7 @@ final class RunBudget {
         if (armed && OTHER_THREAD_CPU) {
             long cpu = THREADS.getThreadCpuTime(engineThread.getId());
             if (cpu >= 0) {
-                over = Math.max(over, cpu - startCpu - cpuBudgetNanos);
+                over = Math.max(over, cpu - startCpu + hostCpu.getAsLong() - cpuBudgetNanos);
             }
         } else if (!armed) {
             over = Math.max(over, -cpuBudgetNanos);
@@ -140,7 +165,7 @@ final class RunBudget {
         }
         if (armed && OTHER_THREAD_CPU) {
             long cpu = THREADS.getThreadCpuTime(engineThread.getId());
-            if (cpu >= 0 && cpu - startCpu - cpuBudgetNanos >= graceNanos) {
+            if (cpu >= 0 && cpu - startCpu + hostCpu.getAsLong() - cpuBudgetNanos >= graceNanos) {
                 return Reason.CPU;
             }
         }
@@ -167,13 +192,18 @@ final class RunBudget {
         return switch (reason) {
             case CANCELLED ->
                     RunError.of(RunError.Kind.CANCELLED, "CancelledError", "the run was cancelled");
-            case CPU ->
-                    RunError.of(
-                            RunError.Kind.TIMEOUT,
-                            "TimeoutError",
-                            "the run used its CPU budget (timeout) of "
-                                    + cpuBudgetNanos / 1_000_000
-                                    + " ms");
+            case CPU -> {
+                long host = hostCpu.getAsLong();
+                yield RunError.of(
+                        RunError.Kind.TIMEOUT,
+                        "TimeoutError",
+                        "the run used its CPU budget (timeout) of "
+                                + cpuBudgetNanos / 1_000_000
+                                + " ms"
+                                + (host > 0
+                                        ? " (" + host / 1_000_000 + " ms of it in host work)"
+                                        : ""));
+            }
             case WALL ->
                     RunError.of(
                             RunError.Kind.TIMEOUT,

@@ -102,7 +102,9 @@ final class RunExecution {
         this.logs =
                 new LogCollector(
                         limits.logLines(), limits.logChars(), request.logListener(), redactions);
-        this.session = new ExecutionSession(sandbox, runId, limits, budget, logs, redactions);
+        this.session =
+                new ExecutionSession(
+                        sandbox, runId, limits, budget, logs, redactions, this::wakeLoop);
         this.loop = new EventLoop(budget, e -> classify(e, false));
         this.stats = new RunStatsRecorder(budget);
         this.loader = new RunModuleLoader(request, bridges);
@@ -110,6 +112,11 @@ final class RunExecution {
 
     // ---------------------------------------------------------------------------------------
     // Thread-safe edges.
+
+    /** Wakes the event loop so it looks at the budget now (host work spent it). */
+    private void wakeLoop() {
+        loop.wake();
+    }
 
     /** Cancels from any thread: a queued run never starts, a running one is interrupted. */
     void cancel() {
@@ -144,6 +151,7 @@ final class RunExecution {
         started = true;
         this.engine = engine;
         stats.started(engine, System.nanoTime() - receivedNanos);
+        session.host().engineThread(Thread.currentThread());
         watch = sandbox.watchdog().watch(budget, runId);
         if (budget.cancelRequested()) {
             watch.cancelled(); // cancel() ran before it could see the watch

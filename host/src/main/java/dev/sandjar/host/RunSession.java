@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -70,6 +71,39 @@ public interface RunSession {
      * MyState::new)}. Keys are compared with {@code equals}.
      */
     <T> T state(Object key, Supplier<T> create);
+
+    /**
+     * Runs {@code task} off the engine thread as host work of this run (docs/sandbox.md, "Host
+     * work"): its CPU time counts against the run's {@code timeout}, the bytes it allocates against
+     * {@code hostBytes} (past it the call fails {@code HOST_MEMORY_LIMIT}), at most two such calls
+     * of a run work at once (later ones wait in order), and the run's end stops it. The task calls
+     * {@link HostCall#check()} between units of work. The future completes with the task's value,
+     * or with what it threw; return it from a handler and the guest sees a promise.
+     *
+     * @throws BridgeException {@code CANCELLED} when the run has ended, {@code HOST_CPU_LIMIT} when
+     *     its host work already spent the CPU budget
+     */
+    <T> CompletableFuture<T> work(String where, Function<HostCall, T> task);
+
+    /**
+     * Runs an {@link IsolatedTask} as host work of this run, in one of the sandbox's worker
+     * processes when it isolates host work ({@link HostIsolation}), else like {@link #work}. For
+     * third-party code over untrusted input: a task that runs out of memory or time ends its worker
+     * process, not the sandbox's JVM. The run's isolated calls work one at a time, in order. The
+     * result (the task's value, copied) may take at most {@code hostBytes}.
+     *
+     * @throws BridgeException as {@link #work}
+     */
+    CompletableFuture<Object> isolated(
+            String where, Class<? extends IsolatedTask> task, Object input);
+
+    /**
+     * Waits on the engine thread for host work a synchronous operation needs ({@link #work}, {@link
+     * #isolated}), and returns its value. The wait ends with the run's bounds: the work itself
+     * stops at them, and a cancelled run's watchdog interrupt ends the wait ({@code CANCELLED}). A
+     * {@link BridgeException} of the work is thrown as it is.
+     */
+    <T> T await(CompletableFuture<T> work);
 
     /** An executor for blocking bridge work (file and network I/O), shared by the sandbox. */
     Executor executor();

@@ -63,6 +63,10 @@ public final class Sandbox implements AutoCloseable {
     private final Watchdog watchdog;
     private final ExecutorService blocking;
     private final Sessions sessions;
+    private final HostMeter hostMeter;
+    private final HostWorkers hostWorkers;
+    private final java.util.Map<Class<?>, IsolatedTask> inProcessTasks =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private volatile boolean closed;
     private final AtomicLong leaks = new AtomicLong();
 
@@ -85,6 +89,11 @@ public final class Sandbox implements AutoCloseable {
         this.watchdog = new Watchdog(timer);
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
         this.sessions = new Sessions(this, b.maxSessions, timer);
+        this.hostMeter = new HostMeter(timer);
+        this.hostWorkers =
+                b.isolation.usesProcesses()
+                        ? new HostWorkers(b.isolation, b.poolSize, blocking, timer)
+                        : null;
         try {
             this.pool = new EnginePool(b.poolSize, engineOptions);
             if (b.preloadAnalyzer) {
@@ -550,6 +559,39 @@ public final class Sandbox implements AutoCloseable {
         return timer;
     }
 
+    /** Meters the host work running in this JVM. */
+    HostMeter hostMeter() {
+        return hostMeter;
+    }
+
+    /** The worker processes isolated host work runs in; null when it runs in this JVM. */
+    HostWorkers hostWorkers() {
+        return hostWorkers;
+    }
+
+    /** The one instance of {@code type} that isolated calls use when they run in this JVM. */
+    IsolatedTask isolatedTask(Class<? extends IsolatedTask> type) {
+        return inProcessTasks.computeIfAbsent(
+                type,
+                t -> {
+                    try {
+                        return (IsolatedTask) t.getConstructor().newInstance();
+                    } catch (ReflectiveOperationException e) {
+                        throw BridgeException.hostError(
+                                "the host cannot make the task "
+                                        + t.getName()
+                                        + " ("
+                                        + e.getClass().getSimpleName()
+                                        + ")");
+                    }
+                });
+    }
+
+    /** Worker processes running now (0 when host work runs in this JVM); for health checks. */
+    public int hostWorkerCount() {
+        return hostWorkers == null ? 0 : hostWorkers.liveWorkers();
+    }
+
     /** Stops runs stuck in native code past their bounds; on the timer thread. */
     Watchdog watchdog() {
         return watchdog;
@@ -591,6 +633,9 @@ public final class Sandbox implements AutoCloseable {
         pool.close();
         templates.clear();
         analyzer.close();
+        if (hostWorkers != null) {
+            hostWorkers.close();
+        }
         timer.shutdownNow();
         blocking.shutdownNow();
     }
@@ -602,8 +647,18 @@ public final class Sandbox implements AutoCloseable {
         private ZoneId zone = ZoneOffset.UTC;
         private boolean preloadAnalyzer;
         private int maxSessions = 100;
+        private HostIsolation isolation = HostIsolation.processes();
 
         private Builder() {}
+
+        /**
+         * Where {@link IsolatedTask}s (document parsers, image decoders, canvas rendering) run:
+         * worker processes by default, or this JVM ({@link HostIsolation#inProcess()}).
+         */
+        public Builder hostIsolation(HostIsolation isolation) {
+            this.isolation = Objects.requireNonNull(isolation, "isolation");
+            return this;
+        }
 
         /**
          * Live sessions the sandbox holds at most (1 to 100,000; 100 by default); opening one more

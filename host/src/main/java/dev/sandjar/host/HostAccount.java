@@ -1,0 +1,405 @@
+package dev.sandjar.host;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.logging.Logger;
+
+/**
+ * One run's host work (docs/sandbox.md, "Host work"): the calls its bridges start with {@link
+ * RunSession#work} and {@link RunSession#isolated}, and the CPU time they used, which counts
+ * against the run's {@code timeout} together with the guest's. At most {@link #CONCURRENT_CALLS}
+ * in-process calls and one isolated call of a run work at once; the rest wait in order. When the
+ * run ends, calls still waiting are dropped, calls working are stopped (in process: {@link
+ * HostCall#check()} throws and the thread is interrupted; in a worker: the process is ended), and
+ * their guest promises were already settled by the run's end. Thread-safe.
+ */
+final class HostAccount {
+    /** In-process calls of one run that work at once. */
+    static final int CONCURRENT_CALLS = 2;
+
+    private static final Logger LOG = Logger.getLogger(HostAccount.class.getName());
+
+    private final Sandbox sandbox;
+    private final String runId;
+    private final Limits limits;
+    private final RunBudget budget;
+    private final Runnable wake;
+    private final AtomicLong cpu = new AtomicLong();
+    private final Deque<Runnable> queued = new ArrayDeque<>(); // guarded by this
+    private final List<LocalCall> working = new ArrayList<>(); // guarded by this
+    private final Deque<IsolatedCall> isolatedQueue = new ArrayDeque<>(); // guarded by this
+    private IsolatedCall isolatedRunning; // guarded by this
+    private int active; // guarded by this
+    private boolean ended; // guarded by this
+    private volatile Thread engineThread;
+
+    /**
+     * @param wake wakes the run's event loop, so it sees a budget the host work spent at once
+     */
+    HostAccount(Sandbox sandbox, String runId, Limits limits, RunBudget budget, Runnable wake) {
+        this.sandbox = sandbox;
+        this.runId = runId;
+        this.limits = limits;
+        this.budget = budget;
+        this.wake = wake;
+    }
+
+    /** The run's engine thread, once the run has one (its CPU is the guest's). */
+    void engineThread(Thread t) {
+        engineThread = t;
+    }
+
+    /** CPU time the run's host work has used so far, working calls included (as last metered). */
+    long cpuNanos() {
+        return cpu.get();
+    }
+
+    <T> CompletableFuture<T> work(String where, Function<HostCall, T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        LocalCall call = new LocalCall(where, result);
+        Runnable start = () -> sandbox.blockingExecutor().execute(() -> call.run(task, result));
+        synchronized (this) {
+            if (ended) {
+                throw BridgeException.cancelled(where + ": the run has ended");
+            }
+            refuseWhenSpent(where);
+            working.add(call);
+            if (active < CONCURRENT_CALLS) {
+                active++;
+            } else {
+                queued.addLast(start);
+                return result;
+            }
+        }
+        start.run();
+        return result;
+    }
+
+    CompletableFuture<Object> isolated(
+            String where, Class<? extends IsolatedTask> task, Object input) {
+        HostWorkers workers = sandbox.hostWorkers();
+        if (workers == null) {
+            IsolatedTask t = sandbox.isolatedTask(task);
+            return work(where, call -> t.run(input, call));
+        }
+        IsolatedCall call = new IsolatedCall(where, task.getName(), input);
+        boolean now;
+        synchronized (this) {
+            if (ended) {
+                throw BridgeException.cancelled(where + ": the run has ended");
+            }
+            refuseWhenSpent(where);
+            now = isolatedRunning == null;
+            if (now) {
+                isolatedRunning = call;
+            } else {
+                isolatedQueue.addLast(call);
+            }
+        }
+        // Cancelled by the dispatcher (the run ends): out of the queue, or its worker ended.
+        call.result.whenComplete(
+                (v, e) -> {
+                    if (call.result.isCancelled()) {
+                        call.cancelWork();
+                    }
+                });
+        if (now) {
+            call.start(workers);
+        }
+        return call.result;
+    }
+
+    /** The isolated call that finished (or never started) gives its turn to the next one. */
+    private void isolatedDone(IsolatedCall done) {
+        IsolatedCall next;
+        synchronized (this) {
+            if (isolatedRunning != done) {
+                isolatedQueue.remove(done);
+                return;
+            }
+            do {
+                next = isolatedQueue.pollFirst();
+            } while (next != null && next.result.isDone());
+            isolatedRunning = next;
+        }
+        if (next != null) {
+            next.start(sandbox.hostWorkers());
+        }
+    }
+
+    /** One isolated call of this run: queued behind the run's earlier ones, then in a worker. */
+    private final class IsolatedCall {
+        final String where;
+        final String task;
+        final Object input;
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        private CompletableFuture<Object> work; // guarded by HostAccount.this
+
+        IsolatedCall(String where, String task, Object input) {
+            this.where = where;
+            this.task = task;
+            this.input = input;
+        }
+
+        void start(HostWorkers workers) {
+            long cpuLeft = cpuLeft();
+            if (cpuLeft <= 0 || workers == null) {
+                wake.run();
+                result.completeExceptionally(
+                        workers == null
+                                ? BridgeException.cancelled(where + ": the sandbox is closing")
+                                : spent(where));
+                isolatedDone(this);
+                return;
+            }
+            long deadline =
+                    System.nanoTime() + budget.wallRemainingNanos() + Watchdog.GRACE.toNanos();
+            CompletableFuture<Object> f =
+                    workers.call(
+                            new HostWorkers.Request(
+                                    where,
+                                    task,
+                                    input,
+                                    cpuLeft,
+                                    limits.hostBytes(),
+                                    limits.hostBytes(),
+                                    deadline,
+                                    HostAccount.this::charge));
+            boolean cancel;
+            synchronized (HostAccount.this) {
+                work = f;
+                cancel = ended || result.isDone();
+            }
+            if (cancel) {
+                f.cancel(true);
+            }
+            f.whenComplete(
+                    (v, e) -> {
+                        if (e != null) {
+                            result.completeExceptionally(unwrap(e));
+                        } else {
+                            result.complete(v);
+                        }
+                        isolatedDone(this);
+                    });
+        }
+
+        void cancelWork() {
+            CompletableFuture<Object> f;
+            synchronized (HostAccount.this) {
+                f = work;
+            }
+            if (f != null) {
+                f.cancel(true); // ends the worker running it
+            } else {
+                isolatedDone(this);
+            }
+        }
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /** CPU time left in the run's budget for host work, guest CPU and host CPU counted. */
+    private long cpuLeft() {
+        Thread t = engineThread;
+        long guest = t == null ? 0 : budget.cpuUsedOn(t);
+        return budget.cpuBudgetNanos() - guest - cpu.get();
+    }
+
+    private void refuseWhenSpent(String where) {
+        if (budget.cpuBudgetNanos() - cpu.get() <= 0) {
+            throw spent(where);
+        }
+    }
+
+    private BridgeException spent(String where) {
+        return new BridgeException(
+                "RangeError",
+                "HOST_CPU_LIMIT",
+                where
+                        + ": the run's CPU budget (timeout) of "
+                        + budget.cpuBudgetNanos() / 1_000_000
+                        + " ms is spent");
+    }
+
+    void charge(long nanos) {
+        if (nanos > 0) {
+            cpu.addAndGet(nanos);
+            Thread t = engineThread;
+            if (t != null && budget.overrunNanos(t) > 0) {
+                wake.run();
+            }
+        }
+    }
+
+    /** The run ended: drop what waits, stop what works. */
+    void end() {
+        List<LocalCall> stop;
+        List<IsolatedCall> isolated = new ArrayList<>();
+        synchronized (this) {
+            ended = true;
+            queued.clear();
+            stop = List.copyOf(working);
+            isolated.addAll(isolatedQueue);
+            isolatedQueue.clear();
+            if (isolatedRunning != null) {
+                isolated.add(isolatedRunning);
+            }
+        }
+        for (LocalCall c : stop) {
+            c.stop(BridgeException.cancelled(c.where + ": the run has ended"));
+        }
+        for (IsolatedCall c : isolated) {
+            c.result.cancel(true); // ends the worker running it
+        }
+    }
+
+    private void finished(LocalCall call) {
+        Runnable next;
+        synchronized (this) {
+            working.remove(call);
+            next = queued.pollFirst();
+            if (next == null) {
+                active--;
+            }
+        }
+        if (next != null) {
+            next.run();
+        }
+    }
+
+    /** An in-process call, as its task and the {@link HostMeter} see it. */
+    final class LocalCall implements HostCall {
+        final String where;
+        private volatile Thread thread;
+        private long startCpu;
+        private long startAllocated;
+        private long metered; // CPU charged so far, by the meter or at the end; under this
+        private volatile BridgeException stop;
+        private final CompletableFuture<?> result;
+
+        LocalCall(String where, CompletableFuture<?> result) {
+            this.where = where;
+            this.result = result;
+        }
+
+        <T> void run(Function<HostCall, T> task, CompletableFuture<T> out) {
+            synchronized (this) {
+                thread = Thread.currentThread();
+                startCpu = HostMeter.cpuNow();
+                startAllocated = HostMeter.allocatedNow();
+            }
+            sandbox.hostMeter().started(this);
+            try {
+                check();
+                T value = task.apply(this);
+                check();
+                out.complete(value);
+            } catch (RuntimeException | StackOverflowError e) {
+                out.completeExceptionally(
+                        e instanceof StackOverflowError
+                                ? new BridgeException(
+                                        "RangeError",
+                                        "HOST_STACK_LIMIT",
+                                        where + ": the input nests too deeply for the host to read")
+                                : e);
+            } catch (OutOfMemoryError e) {
+                // Another call (or this one) filled the heap: this call fails, the run goes on.
+                out.completeExceptionally(
+                        new BridgeException(
+                                "RangeError",
+                                "HOST_MEMORY_LIMIT",
+                                where + ": the host ran out of memory while working on this call"));
+            } finally {
+                sandbox.hostMeter().finished(this);
+                synchronized (this) {
+                    thread = null;
+                    charge(HostMeter.cpuNow() - startCpu - metered);
+                    metered = HostMeter.cpuNow() - startCpu;
+                }
+                Thread.interrupted(); // a stop's interrupt must not reach the pool's next task
+                finished(this);
+            }
+        }
+
+        /** The meter's look at a working call: charge its CPU, stop it past hostBytes. */
+        synchronized void meter() {
+            Thread t = thread;
+            if (t == null) {
+                return;
+            }
+            long cpuNow = HostMeter.cpuOf(t);
+            if (cpuNow >= 0) {
+                long used = cpuNow - startCpu;
+                charge(used - metered);
+                metered = Math.max(metered, used);
+            }
+            long allocated = HostMeter.allocatedOf(t);
+            if (allocated >= 0 && allocated - startAllocated > limits.hostBytes() && stop == null) {
+                LOG.warning(
+                        "run "
+                                + runId
+                                + ": "
+                                + where
+                                + " allocated more than hostBytes ("
+                                + limits.hostBytes()
+                                + "); stopping it");
+                stop(
+                        new BridgeException(
+                                "RangeError",
+                                "HOST_MEMORY_LIMIT",
+                                where
+                                        + ": the call allocated more than a host call may take ("
+                                        + limits.hostBytes()
+                                        + " bytes, hostBytes)"));
+            }
+        }
+
+        /** Fails the call now and asks its thread to stop. */
+        void stop(BridgeException e) {
+            Thread t;
+            synchronized (this) {
+                if (stop != null) {
+                    return;
+                }
+                stop = e;
+                t = thread;
+            }
+            result.completeExceptionally(e);
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+
+        @Override
+        public String where() {
+            return where;
+        }
+
+        @Override
+        public void check() {
+            BridgeException e = stop;
+            if (e != null) {
+                throw e;
+            }
+            if (cpu.get() >= budget.cpuBudgetNanos()) {
+                throw spent(where);
+            }
+        }
+
+        @Override
+        public boolean isStopped() {
+            return stop != null || cpu.get() >= budget.cpuBudgetNanos();
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.sandjar.host;
+
+/**
+ * One guest call's host work, as the code doing it sees it: a bridge's task started with {@link
+ * RunSession#work}, or an {@link IsolatedTask} in a worker process. The work runs under its run's
+ * budgets (docs/sandbox.md, "Host work"): its CPU time counts against the run's {@code timeout}
+ * together with the guest's, the memory it takes against {@code hostBytes}, and it ends with the
+ * run. Work that loops over units of input (rows, entries, pages, drawing operations) calls {@link
+ * #check()} between them, so a call past a bound stops there with a clear error instead of when the
+ * host forcibly ends it. Used by the thread running the work only.
+ */
+public interface HostCall {
+    /** {@code bridge.operation} (or a module's {@code module.function}), as messages name it. */
+    String where();
+
+    /**
+     * Throws a {@link BridgeException} once the call must stop: the run ended or was cancelled
+     * ({@code CANCELLED}), the run's CPU budget is spent ({@code HOST_CPU_LIMIT}), or the call took
+     * more memory than {@code hostBytes} allows ({@code HOST_MEMORY_LIMIT}). Cheap enough to call
+     * for every unit of work: it reads flags the host's meter sets.
+     */
+    void check();
+
+    /** Whether {@link #check()} would throw. */
+    boolean isStopped();
+}

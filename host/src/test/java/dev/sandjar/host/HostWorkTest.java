@@ -1,0 +1,292 @@
+package dev.sandjar.host;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sandjar.host.testing.SandboxExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Host work under the run's budgets (docs/sandbox.md, "Host work"): isolated tasks in a real worker
+ * process with a small heap, and in-process work on the host meter. After every test the one engine
+ * and the one worker serve an ordinary call.
+ */
+class HostWorkTest {
+    @RegisterExtension
+    static final SandboxExtension SANDBOX =
+            SandboxExtension.poolSize(1)
+                    .configure(
+                            b ->
+                                    b.hostIsolation(
+                                            HostIsolation.builder()
+                                                    .withWorkers(1)
+                                                    .withHeapBytes(96L << 20)
+                                                    .build()));
+
+    static Sandbox sandbox;
+
+    private static final Map<String, Class<? extends IsolatedTask>> TASKS =
+            Map.of(
+                    "echo", TestTasks.Echo.class,
+                    "noisy", TestTasks.Noisy.class,
+                    "hoard", TestTasks.Hoard.class,
+                    "spin", TestTasks.Spin.class,
+                    "crash", TestTasks.Crash.class,
+                    "refuse", TestTasks.Refuse.class,
+                    "pid", TestTasks.Pid.class,
+                    "big", TestTasks.Big.class);
+
+    /**
+     * {@code tasks.run(name, input)} (a promise), {@code tasks.now(name, input)}, {@code
+     * tasks.local(kind, n)}.
+     */
+    static final Bridge TASKS_BRIDGE =
+            Bridge.builder("tasks")
+                    .guest(
+                            "(host) => ({ tasks: { run: (t, i) => host.call('run', t, i),"
+                                    + " now: (t, i) => host.call('now', t, i),"
+                                    + " local: (k, n) => host.call('local', k, n) } })")
+                    .operation(
+                            Operation.builder("run")
+                                    .param(Param.string("task"))
+                                    .param(Param.any("input").optional())
+                                    .handler(
+                                            c ->
+                                                    c.session()
+                                                            .isolated(
+                                                                    "tasks." + c.string(0),
+                                                                    TASKS.get(c.string(0)),
+                                                                    c.arg(1)))
+                                    .build())
+                    .operation(
+                            Operation.builder("now")
+                                    .param(Param.string("task"))
+                                    .param(Param.any("input").optional())
+                                    .handler(
+                                            c ->
+                                                    c.session()
+                                                            .await(
+                                                                    c.session()
+                                                                            .isolated(
+                                                                                    "tasks."
+                                                                                            + c
+                                                                                                    .string(
+                                                                                                            0),
+                                                                                    TASKS.get(
+                                                                                            c
+                                                                                                    .string(
+                                                                                                            0)),
+                                                                                    c.arg(1))))
+                                    .build())
+                    .operation(
+                            Operation.builder("local")
+                                    .param(Param.string("kind"))
+                                    .param(Param.integer("n"))
+                                    .handler(c -> local(c.session(), c.string(0), c.integer(1, 0)))
+                                    .build())
+                    .build();
+
+    private static Object local(RunSession session, String kind, long n) {
+        return session.work(
+                "tasks.local",
+                call -> {
+                    if (kind.equals("alloc")) {
+                        List<byte[]> kept = new ArrayList<>();
+                        for (long i = 0; i < n; i++) {
+                            kept.add(new byte[1 << 20]);
+                            call.check();
+                        }
+                        return (long) kept.size();
+                    }
+                    long x = 0;
+                    while (true) { // spin, checking
+                        x = x * 31 + 7;
+                        if ((x & 0xfff) == 0) {
+                            call.check();
+                        }
+                    }
+                });
+    }
+
+    @BeforeAll
+    static void start(Sandbox shared) {
+        sandbox = shared;
+    }
+
+    @AfterEach
+    void everythingStillServes() {
+        RunResult r = run("return await tasks.run('echo', 'still here')", Limits.none());
+        assertTrue(r.isOk(), r.toString());
+        assertEquals("still here", r.value());
+        assertEquals(0, sandbox.leaks());
+    }
+
+    private static RunResult run(String code, Limits limits) {
+        return sandbox.run(RunRequest.builder(code).bridge(TASKS_BRIDGE).limits(limits).build());
+    }
+
+    private static Object ok(RunResult r) {
+        assertTrue(r.isOk(), r.toString());
+        return r.value();
+    }
+
+    private static long pid() {
+        return (Long) ok(run("return await tasks.run('pid')", Limits.none()));
+    }
+
+    @Test
+    void valuesCrossToTheWorkerAndBackUnchanged() {
+        Object v =
+                ok(
+                        run(
+                                "const s = 'a\\ud800b' + 'x'.repeat(9000);const r = await"
+                                    + " tasks.run('echo', {s, n: 1.5, i: 7, b: new"
+                                    + " Uint8Array([1,2,3]), l: [null, true, 'é']});return [r.s ==="
+                                    + " s, r.n, r.i, Array.from(r.b), r.l];",
+                                Limits.none()));
+        assertEquals(
+                List.of(
+                        true,
+                        1.5,
+                        7L,
+                        List.of(1L, 2L, 3L),
+                        java.util.Arrays.asList(null, true, "é")),
+                v);
+    }
+
+    @Test
+    void whatATaskPrintsDoesNotReachTheChannel() {
+        assertEquals("quiet", ok(run("return await tasks.run('noisy', 'quiet')", Limits.none())));
+    }
+
+    @Test
+    void aBridgeErrorOfATaskReachesTheGuestAsItIs() {
+        Object v =
+                ok(
+                        run(
+                                "try { await tasks.run('refuse', 'x') } catch (e) { return [e.name,"
+                                        + " e.code, e.message] }",
+                                Limits.none()));
+        assertEquals(List.of("RangeError", "INPUT_TOO_LARGE", "refuse: x"), v);
+    }
+
+    @Test
+    void aTaskThatFillsTheWorkersHeapFailsItsCallAndTheWorkerIsReplaced() {
+        long before = pid();
+        for (String check : List.of("true", "false")) {
+            Object v =
+                    ok(
+                            run(
+                                    "try { await tasks.run('hoard', {check: "
+                                            + check
+                                            + "}); return 'no error' } catch (e) { return [e.name,"
+                                            + " e.code] }",
+                                    Limits.builder().hostBytes(32L << 20).build()));
+            assertEquals(List.of("RangeError", "HOST_MEMORY_LIMIT"), v, "check " + check);
+        }
+        assertNotEquals(before, pid(), "the worker that ran out of memory was replaced");
+    }
+
+    @Test
+    void aTaskThatNeverChecksEndsWithTheRunsCpuBudget() {
+        RunResult r =
+                run(
+                        "await tasks.run('spin')",
+                        Limits.builder().timeout(Duration.ofMillis(400)).build());
+        assertFalse(r.isOk());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind(), r.toString());
+        assertTrue(r.error().message().contains("in host work"), r.error().message());
+    }
+
+    @Test
+    void aSynchronousCallEndsWithTheRunsWallBound() {
+        RunResult r =
+                run(
+                        "tasks.now('spin')",
+                        Limits.builder()
+                                .timeout(Duration.ofSeconds(60))
+                                .wallTimeout(Duration.ofMillis(600))
+                                .build());
+        assertFalse(r.isOk());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind(), r.toString());
+    }
+
+    @Test
+    void aCrashedWorkerFailsItsCallWithAHostError() {
+        Object v =
+                ok(
+                        run(
+                                "try { await tasks.run('crash') } catch (e) { return [e.name,"
+                                        + " e.code] }",
+                                Limits.none()));
+        assertEquals(List.of("HostError", "HOST_ERROR"), v);
+    }
+
+    @Test
+    void aCancelledRunEndsTheWorkerRunningItsCall() throws Exception {
+        long before = pid();
+        SandboxRun run =
+                sandbox.submit(
+                        RunRequest.builder("await tasks.run('spin')").bridge(TASKS_BRIDGE).build());
+        Thread.sleep(300);
+        run.cancel();
+        RunResult r = run.result().get();
+        assertEquals(RunError.Kind.CANCELLED, r.error().kind(), r.toString());
+        assertNotEquals(before, pid());
+    }
+
+    @Test
+    void aResultLargerThanHostBytesIsRefusedByName() {
+        Object v =
+                ok(
+                        run(
+                                "try { await tasks.run('big', 3 * 1024 * 1024) } catch (e) { return"
+                                        + " [e.code, e.message] }",
+                                Limits.builder().hostBytes(2L << 20).build()));
+        assertEquals("HOST_RESULT_TOO_LARGE", ((List<?>) v).get(0));
+        assertTrue(((String) ((List<?>) v).get(1)).contains("hostBytes"), v.toString());
+    }
+
+    @Test
+    void inProcessWorkPastHostBytesFailsItsCallAndTheRunGoesOn() {
+        Object v =
+                ok(
+                        run(
+                                "try { await tasks.local('alloc', 1000) } catch (e) { return"
+                                        + " [e.code, 'went on'] }",
+                                Limits.builder().hostBytes(16L << 20).build()));
+        assertEquals(List.of("HOST_MEMORY_LIMIT", "went on"), v);
+    }
+
+    @Test
+    void inProcessWorkCountsAgainstTheRunsCpuBudget() {
+        RunResult r =
+                run(
+                        "await tasks.local('spin', 0)",
+                        Limits.builder().timeout(Duration.ofMillis(300)).build());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind(), r.toString());
+        assertTrue(r.error().message().contains("in host work"), r.error().message());
+    }
+
+    @Test
+    void byteArraysSurviveTheRoundTrip() {
+        Object v =
+                ok(
+                        run(
+                                "return await tasks.run('echo', new Uint8Array(70000).fill(9))",
+                                Limits.none()));
+        byte[] expected = new byte[70000];
+        java.util.Arrays.fill(expected, (byte) 9);
+        assertArrayEquals(expected, (byte[]) v);
+    }
+}
