@@ -38,14 +38,28 @@ public final class HostPackRuns {
         return sandbox.run(RunRequest.builder(code).modules(r.moduleResolution()).build());
     }
 
+    /** Runs {@code code} with its imports resolved and exactly {@code limits}. */
+    public RunResult run(String code, Limits limits) {
+        CatalogResolution r = catalog.resolveBody(code);
+        assertTrue(r.isOk(), () -> r.errors().toString());
+        return sandbox.run(
+                RunRequest.builder(code).modules(r.moduleResolution()).limits(limits).build());
+    }
+
     public RunResult run(String code, Map<String, Object> globals) {
         CatalogResolution r = catalog.resolveBody(code);
         assertTrue(r.isOk(), () -> r.errors().toString());
-        // Globals count against outputBytes; hostile documents are bigger than its default.
+        // Globals count against outputBytes; hostile documents are bigger than its default. The
+        // modules' own caps are under test here, so host calls may take up to 1 GiB (hostBytes);
+        // what hostBytes itself does is tested with its default and below.
         RunRequest.Builder b =
                 RunRequest.builder(code)
                         .modules(r.moduleResolution())
-                        .limits(Limits.DEFAULTS.toBuilder().outputBytes(10L << 20).build());
+                        .limits(
+                                Limits.DEFAULTS.toBuilder()
+                                        .outputBytes(10L << 20)
+                                        .hostBytes(1L << 30)
+                                        .build());
         globals.forEach(b::global);
         return sandbox.run(b.build());
     }

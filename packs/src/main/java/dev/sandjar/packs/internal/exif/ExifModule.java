@@ -8,6 +8,8 @@ import com.drew.metadata.Metadata;
 import com.drew.metadata.Tag;
 import com.drew.metadata.exif.GpsDirectory;
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.HostCall;
+import dev.sandjar.host.IsolatedTask;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
@@ -47,64 +49,75 @@ public final class ExifModule {
     }
 
     private static Object read(OperationCall call) {
-        byte[] image = call.bytes(0);
-        return HostWork.submit(
-                call,
-                w -> {
-                    Metadata metadata;
-                    try {
-                        metadata =
-                                ImageMetadataReader.readMetadata(
-                                        new ByteArrayInputStream(image), image.length);
-                    } catch (ImageProcessingException | IOException e) {
-                        String m = String.valueOf(e.getMessage());
-                        throw new BridgeException(
-                                "ExifError",
-                                "EXIF_UNREADABLE",
-                                w.where() + ": " + (m.length() > 200 ? m.substring(0, 200) : m));
-                    }
-                    Map<String, Object> directories = new LinkedHashMap<>();
-                    int tags = 0;
-                    Map<String, Object> gps = null;
-                    for (Directory d : metadata.getDirectories()) {
-                        w.check();
-                        @SuppressWarnings("unchecked")
-                        Map<String, Object> dir =
-                                (Map<String, Object>)
-                                        directories.computeIfAbsent(
-                                                d.getName(),
-                                                k -> new LinkedHashMap<String, Object>());
-                        for (Tag t : d.getTags()) {
-                            if (++tags > MAX_TAGS) {
-                                throw HostWork.tooLarge(
-                                        w.where(),
-                                        "the image has more than " + MAX_TAGS + " metadata tags");
-                            }
-                            String desc = t.getDescription();
-                            if (desc == null) {
-                                continue;
-                            }
-                            if (desc.length() > MAX_DESCRIPTION) {
-                                desc = desc.substring(0, MAX_DESCRIPTION - 1) + "…";
-                            }
-                            w.output(desc.length() + t.getTagName().length());
-                            dir.putIfAbsent(t.getTagName(), desc);
-                        }
-                        if (d instanceof GpsDirectory g && gps == null) {
-                            GeoLocation loc = g.getGeoLocation();
-                            if (loc != null && !loc.isZero()) {
-                                gps = new LinkedHashMap<>();
-                                gps.put("latitude", loc.getLatitude());
-                                gps.put("longitude", loc.getLongitude());
-                            }
-                        }
-                    }
-                    Map<String, Object> out = new LinkedHashMap<>();
-                    out.put("directories", directories);
-                    if (gps != null) {
-                        out.put("gps", gps);
-                    }
-                    return out;
-                });
+        return HostWork.isolated(call, Task.class, call.bytes(0));
+    }
+
+    /**
+     * The module's work on a guest's image, run as an {@link IsolatedTask} (docs/sandbox.md, "Host
+     * work"): metadata-extractor over a hostile file runs in a worker process. Public for the
+     * worker; not API.
+     */
+    public static final class Task implements IsolatedTask {
+        public Task() {}
+
+        @Override
+        public Object run(Object input, HostCall call) {
+            return read((byte[]) input, HostWork.Work.of(call));
+        }
+    }
+
+    private static Map<String, Object> read(byte[] image, HostWork.Work w) {
+        PngChunks.check(image, w);
+        Metadata metadata;
+        try {
+            metadata =
+                    ImageMetadataReader.readMetadata(new ByteArrayInputStream(image), image.length);
+        } catch (ImageProcessingException | IOException e) {
+            String m = String.valueOf(e.getMessage());
+            throw new BridgeException(
+                    "ExifError",
+                    "EXIF_UNREADABLE",
+                    w.where() + ": " + (m.length() > 200 ? m.substring(0, 200) : m));
+        }
+        Map<String, Object> directories = new LinkedHashMap<>();
+        int tags = 0;
+        Map<String, Object> gps = null;
+        for (Directory d : metadata.getDirectories()) {
+            w.check();
+            @SuppressWarnings("unchecked")
+            Map<String, Object> dir =
+                    (Map<String, Object>)
+                            directories.computeIfAbsent(
+                                    d.getName(), k -> new LinkedHashMap<String, Object>());
+            for (Tag t : d.getTags()) {
+                if (++tags > MAX_TAGS) {
+                    throw HostWork.tooLarge(
+                            w.where(), "the image has more than " + MAX_TAGS + " metadata tags");
+                }
+                String desc = t.getDescription();
+                if (desc == null) {
+                    continue;
+                }
+                if (desc.length() > MAX_DESCRIPTION) {
+                    desc = desc.substring(0, MAX_DESCRIPTION - 1) + "…";
+                }
+                w.output(desc.length() + t.getTagName().length());
+                dir.putIfAbsent(t.getTagName(), desc);
+            }
+            if (d instanceof GpsDirectory g && gps == null) {
+                GeoLocation loc = g.getGeoLocation();
+                if (loc != null && !loc.isZero()) {
+                    gps = new LinkedHashMap<>();
+                    gps.put("latitude", loc.getLatitude());
+                    gps.put("longitude", loc.getLongitude());
+                }
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("directories", directories);
+        if (gps != null) {
+            out.put("gps", gps);
+        }
+        return out;
     }
 }

@@ -1,6 +1,8 @@
 package dev.sandjar.packs.internal.pdf;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.HostCall;
+import dev.sandjar.host.IsolatedTask;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
@@ -18,6 +20,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.pdfbox.Loader;
+import org.apache.pdfbox.contentstream.operator.Operator;
+import org.apache.pdfbox.cos.COSBase;
 import org.apache.pdfbox.io.MemoryUsageSetting;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDDocumentInformation;
@@ -44,6 +48,15 @@ public final class PdfModule {
     static final int MAX_PAGES = 2_000;
     static final long MAX_MEMORY = 128L << 20;
     static final long MAX_CONTENT = 64L << 20;
+
+    /** Content-stream operators one call reads, over all its pages. */
+    static final long MAX_OPERATORS = 4_000_000;
+
+    /**
+     * Graphics states a page may save at once ({@code q} without {@code Q}). PDF's own
+     * implementation limit is 28 (ISO 32000-1, Annex C); real documents stay far below this.
+     */
+    static final int MAX_STATE_DEPTH = 256;
 
     private PdfModule() {}
 
@@ -105,37 +118,60 @@ public final class PdfModule {
     }
 
     private static Object info(OperationCall call) {
-        byte[] pdf = call.bytes(0);
-        return HostWork.submit(
-                call,
-                w -> {
-                    try (PDDocument doc = load(pdf, w.where())) {
-                        Map<String, Object> out = new LinkedHashMap<>();
-                        out.put("pages", (long) doc.getNumberOfPages());
-                        out.put("encrypted", doc.isEncrypted());
-                        PDDocumentInformation i = doc.getDocumentInformation();
-                        Map<String, Object> meta = new LinkedHashMap<>();
-                        put(meta, "title", i.getTitle());
-                        put(meta, "author", i.getAuthor());
-                        put(meta, "subject", i.getSubject());
-                        put(meta, "keywords", i.getKeywords());
-                        put(meta, "creator", i.getCreator());
-                        put(meta, "producer", i.getProducer());
-                        put(meta, "created", date(i.getCreationDate()));
-                        put(meta, "modified", date(i.getModificationDate()));
-                        out.put("metadata", meta);
-                        if (doc.getNumberOfPages() > 0) {
-                            PDRectangle box = doc.getPage(0).getMediaBox();
-                            out.put(
-                                    "pageSize",
-                                    List.of((double) box.getWidth(), (double) box.getHeight()));
-                        }
-                        w.output(meta.toString().length());
-                        return out;
-                    } catch (IOException e) {
-                        throw malformed(w.where(), e);
-                    }
-                });
+        return HostWork.isolated(call, Task.class, Map.of("op", "info", "pdf", call.bytes(0)));
+    }
+
+    /**
+     * The module's work on a guest's PDF, run as an {@link IsolatedTask} (docs/sandbox.md, "Host
+     * work"): PDFBox over a hostile document runs in a worker process, so a document that makes it
+     * run away ends that process instead of the sandbox's heap. Public for the worker; not API.
+     */
+    public static final class Task implements IsolatedTask {
+        public Task() {}
+
+        @Override
+        public Object run(Object input, HostCall call) {
+            Map<?, ?> in = (Map<?, ?>) input;
+            HostWork.Work w = HostWork.Work.of(call);
+            byte[] pdf = (byte[]) in.get("pdf");
+            return switch ((String) in.get("op")) {
+                case "info" -> info(pdf, w);
+                case "text" ->
+                        text(
+                                pdf,
+                                (int) (long) (Long) in.get("from"),
+                                (int) (long) (Long) in.get("to"),
+                                w);
+                default -> throw new IllegalArgumentException("no op " + in.get("op"));
+            };
+        }
+    }
+
+    private static Map<String, Object> info(byte[] pdf, HostWork.Work w) {
+        try (PDDocument doc = load(pdf, w.where())) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("pages", (long) doc.getNumberOfPages());
+            out.put("encrypted", doc.isEncrypted());
+            PDDocumentInformation i = doc.getDocumentInformation();
+            Map<String, Object> meta = new LinkedHashMap<>();
+            put(meta, "title", i.getTitle());
+            put(meta, "author", i.getAuthor());
+            put(meta, "subject", i.getSubject());
+            put(meta, "keywords", i.getKeywords());
+            put(meta, "creator", i.getCreator());
+            put(meta, "producer", i.getProducer());
+            put(meta, "created", date(i.getCreationDate()));
+            put(meta, "modified", date(i.getModificationDate()));
+            out.put("metadata", meta);
+            if (doc.getNumberOfPages() > 0) {
+                PDRectangle box = doc.getPage(0).getMediaBox();
+                out.put("pageSize", List.of((double) box.getWidth(), (double) box.getHeight()));
+            }
+            w.output(meta.toString().length());
+            return out;
+        } catch (IOException e) {
+            throw malformed(w.where(), e);
+        }
     }
 
     private static void put(Map<String, Object> m, String k, String v) {
@@ -153,39 +189,83 @@ public final class PdfModule {
         HostArgs.Options o = HostArgs.options(call, 1, "from", "to");
         int from = (int) o.integer("from", 1, 1, MAX_PAGES);
         int to = (int) o.integer("to", MAX_PAGES, 1, MAX_PAGES);
-        return HostWork.submit(
+        return HostWork.isolated(
                 call,
-                w -> {
-                    try (PDDocument doc = load(pdf, w.where())) {
-                        int last = Math.min(to, doc.getNumberOfPages());
-                        checkContent(doc, from, last, w);
-                        PDFTextStripper stripper = new PDFTextStripper();
-                        stripper.setSortByPosition(true);
-                        List<Object> pages = new ArrayList<>();
-                        long chars = 0;
-                        for (int p = from; p <= last; p++) {
-                            w.check();
-                            stripper.setStartPage(p);
-                            stripper.setEndPage(p);
-                            String text = stripper.getText(doc).strip();
-                            chars += text.length();
-                            if (chars > HostLimits.MAX_TEXT_CHARS) {
-                                throw new BridgeException(
-                                        "RangeError",
-                                        "OUTPUT_TOO_LARGE",
-                                        w.where()
-                                                + ": the text is longer than "
-                                                + HostLimits.MAX_TEXT_CHARS
-                                                + " characters");
-                            }
-                            w.output(text.length());
-                            pages.add(text);
-                        }
-                        return pages;
-                    } catch (IOException e) {
-                        throw malformed(w.where(), e);
-                    }
-                });
+                Task.class,
+                Map.of("op", "text", "pdf", pdf, "from", (long) from, "to", (long) to));
+    }
+
+    private static List<Object> text(byte[] pdf, int from, int to, HostWork.Work w) {
+        try (PDDocument doc = load(pdf, w.where())) {
+            int last = Math.min(to, doc.getNumberOfPages());
+            checkContent(doc, from, last, w);
+            PDFTextStripper stripper = new CountingStripper(w);
+            stripper.setSortByPosition(true);
+            List<Object> pages = new ArrayList<>();
+            long chars = 0;
+            for (int p = from; p <= last; p++) {
+                w.check();
+                stripper.setStartPage(p);
+                stripper.setEndPage(p);
+                String text = stripper.getText(doc).strip();
+                chars += text.length();
+                if (chars > HostLimits.MAX_TEXT_CHARS) {
+                    throw new BridgeException(
+                            "RangeError",
+                            "OUTPUT_TOO_LARGE",
+                            w.where()
+                                    + ": the text is longer than "
+                                    + HostLimits.MAX_TEXT_CHARS
+                                    + " characters");
+                }
+                w.output(text.length());
+                pages.add(text);
+            }
+            return pages;
+        } catch (IOException e) {
+            throw malformed(w.where(), e);
+        }
+    }
+
+    /**
+     * The text stripper with its content-stream operators counted and its graphics-state nesting
+     * bounded, so a small page of millions of operators (or of {@code q} operators, each of which
+     * copies the graphics state) stops with a named limit, checking the call's bounds as it goes.
+     */
+    static final class CountingStripper extends PDFTextStripper {
+        private final HostWork.Work w;
+        private long operators;
+
+        CountingStripper(HostWork.Work w) {
+            this.w = w;
+        }
+
+        @Override
+        protected void processOperator(Operator operator, List<COSBase> operands)
+                throws IOException {
+            if (++operators > MAX_OPERATORS) {
+                throw new BridgeException(
+                        "RangeError",
+                        "INPUT_TOO_LARGE",
+                        w.where()
+                                + ": the pages hold more than "
+                                + MAX_OPERATORS
+                                + " content operators");
+            }
+            if ((operators & 1023) == 0) {
+                w.check();
+            }
+            if ("q".equals(operator.getName()) && getGraphicsStackSize() >= MAX_STATE_DEPTH) {
+                throw new BridgeException(
+                        "RangeError",
+                        "INPUT_TOO_LARGE",
+                        w.where()
+                                + ": a page saves its graphics state (q) more than "
+                                + MAX_STATE_DEPTH
+                                + " levels deep");
+            }
+            super.processOperator(operator, operands);
+        }
     }
 
     /** Decodes the pages' content streams once, counting, before the text stripper reads them. */

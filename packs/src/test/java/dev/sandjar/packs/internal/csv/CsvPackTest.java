@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.Limits;
+import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.testing.SandboxExtension;
 import dev.sandjar.packs.internal.HostPackRuns;
@@ -114,6 +116,33 @@ class CsvPackTest {
                                 + "  unterminated.slice(0, 2),\n"
                                 + "  await failure(parse('a', { header: 'yes' })),\n"
                                 + "  await failure(parse('a,a\\n1,2', { header: true }))];"));
+    }
+
+    /**
+     * A million one-cell rows, under the module's row cap, take a few hundred MiB of the host's
+     * heap to build: with a run's {@code hostBytes} at 64 MiB the call fails by that name, the run
+     * goes on, and the next call of the run works.
+     */
+    @Test
+    void aParseThatTakesMoreHostMemoryThanTheRunAllowsFailsByName() {
+        RunResult r =
+                packs.run(
+                        "import { parse } from '@sandjar/csv';\n"
+                                + "let first;\n"
+                                + "try { await parse('a\\n'.repeat(999999)); }"
+                                + " catch (e) { first = [e.name, e.code, e.message]; }\n"
+                                + "return [first, (await parse('x,y')).length];",
+                        Limits.builder().hostBytes(64L << 20).build());
+        assertTrue(r.isOk(), r.toString());
+        assertEquals(
+                List.of(
+                        List.of(
+                                "RangeError",
+                                "HOST_MEMORY_LIMIT",
+                                "packs.host.csv.parse: the call allocated more than a host call may"
+                                        + " take (67108864 bytes, hostBytes)"),
+                        1L),
+                r.value());
     }
 
     /** A 100 MB quoted field, streamed: refused after a few MiB, never read whole. */

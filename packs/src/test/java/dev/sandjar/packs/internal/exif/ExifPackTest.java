@@ -1,6 +1,7 @@
 package dev.sandjar.packs.internal.exif;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.testing.SandboxExtension;
@@ -90,6 +91,77 @@ class ExifPackTest {
                         -0.116667,
                         "51° 30' 0\"",
                         List.of("ExifError", "EXIF_UNREADABLE")),
+                v);
+    }
+
+    /** A PNG: the signature, a 1 x 1 IHDR, the given chunk, an empty IDAT and IEND. */
+    static byte[] pngWith(String type, byte[] data) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'});
+        chunk(
+                out,
+                "IHDR",
+                ByteBuffer.allocate(13).putInt(1).putInt(1).put((byte) 8).put((byte) 0).array());
+        chunk(out, type, data);
+        chunk(out, "IEND", new byte[0]);
+        return out.toByteArray();
+    }
+
+    private static void chunk(ByteArrayOutputStream out, String type, byte[] data) {
+        byte[] t = type.getBytes(StandardCharsets.ISO_8859_1);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(t);
+        crc.update(data);
+        out.writeBytes(ByteBuffer.allocate(4).putInt(data.length).array());
+        out.writeBytes(t);
+        out.writeBytes(data);
+        out.writeBytes(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    }
+
+    /** A zTXt chunk whose text inflates to {@code inflated} bytes of 'a'. */
+    static byte[] zTxt(int inflated) {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.writeBytes("Comment\0\0".getBytes(StandardCharsets.ISO_8859_1));
+        java.util.zip.Deflater d = new java.util.zip.Deflater(9);
+        byte[] text = new byte[inflated];
+        java.util.Arrays.fill(text, (byte) 'a');
+        d.setInput(text);
+        d.finish();
+        byte[] buf = new byte[64 << 10];
+        while (!d.finished()) {
+            body.write(buf, 0, d.deflate(buf));
+        }
+        d.end();
+        return body.toByteArray();
+    }
+
+    /**
+     * The review's 2.4 MB PNG whose zTXt chunk inflates to 2.5 GB, at small size: a chunk over the
+     * inflation cap is refused by name before metadata-extractor inflates it whole, and one under
+     * it is read.
+     */
+    @Test
+    void aCompressedTextChunkIsBoundedBeforeItInflates() {
+        byte[] bomb = pngWith("zTXt", zTxt((int) PngChunks.MAX_CHUNK_INFLATED + 1));
+        assertTrue(bomb.length < 20_000, "the bomb is " + bomb.length + " bytes");
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import { read } from '@sandjar/exif';\n"
+                                + "const fine = await read(inputs.fine);\n"
+                                + "return [await failure(read(inputs.bomb)),"
+                                + " fine.directories['PNG-zTXt'] !== undefined];",
+                        Map.of(
+                                "inputs",
+                                Map.of("bomb", bomb, "fine", pngWith("zTXt", zTxt(1000)))));
+        assertEquals(
+                List.of(
+                        List.of(
+                                "RangeError",
+                                "INPUT_TOO_LARGE",
+                                "packs.host.exif.read: the PNG's zTXt chunk inflates to more than"
+                                        + " 4194304 bytes"),
+                        true),
                 v);
     }
 }

@@ -132,4 +132,63 @@ class PdfPackTest {
                         List.of("PdfError", "PDF_MALFORMED")),
                 v);
     }
+
+    /** A page's content stream as PDF bytes. */
+    static byte[] pageWith(byte[] contents) throws IOException {
+        try (PDDocument doc = new PDDocument()) {
+            PDPage page = new PDPage();
+            PDStream content = new PDStream(doc);
+            try (OutputStream out = content.createOutputStream(COSName.FLATE_DECODE)) {
+                out.write(contents);
+            }
+            page.setContents(content);
+            doc.addPage(page);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            doc.save(out);
+            return out.toByteArray();
+        }
+    }
+
+    /**
+     * The review's 31 KB PDF of 16 M {@code q} operators, at small size: every {@code q} copies the
+     * graphics state, so its depth is bounded by name long before the heap; and a page of more
+     * operators than a call may read is refused by name.
+     */
+    @Test
+    void graphicsStateNestingAndOperatorCountsAreBounded() throws IOException {
+        byte[] nested = pageWith("q ".repeat(PdfModule.MAX_STATE_DEPTH + 1).getBytes());
+        byte[] many = pageWith("n ".repeat((int) PdfModule.MAX_OPERATORS + 1).getBytes());
+        assertTrue(many.length < 200_000, "the page is " + many.length + " bytes");
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import { text } from '@sandjar/pdf';\n"
+                                + "return [await failure(text(inputs.nested)),"
+                                + " await failure(text(inputs.many)),"
+                                + " await text(inputs.fine)];",
+                        Map.of(
+                                "inputs",
+                                Map.of(
+                                        "nested",
+                                        nested,
+                                        "many",
+                                        many,
+                                        "fine",
+                                        pageWith("q q Q Q".getBytes()))));
+        String w = "packs.host.pdf.text: ";
+        assertEquals(
+                List.of(
+                        List.of(
+                                "RangeError",
+                                "INPUT_TOO_LARGE",
+                                w
+                                        + "a page saves its graphics state (q) more than 256 levels"
+                                        + " deep"),
+                        List.of(
+                                "RangeError",
+                                "INPUT_TOO_LARGE",
+                                w + "the pages hold more than 4000000 content operators"),
+                        List.of("")),
+                v);
+    }
 }
