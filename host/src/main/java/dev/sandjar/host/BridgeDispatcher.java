@@ -179,6 +179,7 @@ final class BridgeDispatcher {
             return;
         }
         try {
+            FaultPoints.at(FaultPoints.COMPLETION);
             JsValue settleWith;
             JsValue fn;
             if (err == null) {

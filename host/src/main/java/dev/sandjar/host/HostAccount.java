@@ -22,6 +22,14 @@ final class HostAccount {
     /** In-process calls of one run that work at once. */
     static final int CONCURRENT_CALLS = 2;
 
+    /**
+     * How many times {@code hostBytes} an in-process call may allocate before the meter stops it.
+     * Allocation counts garbage too (decoding a PNG allocates three to four times its pixels'
+     * bytes, a CSV parse several times its text), so the meter allows for it; it stops work that
+     * runs away, while what a call holds is bounded before it starts wherever its size is known.
+     */
+    static final long ALLOCATION_FACTOR = 4;
+
     private static final Logger LOG = Logger.getLogger(HostAccount.class.getName());
 
     private final Sandbox sandbox;
@@ -236,7 +244,7 @@ final class HostAccount {
         if (nanos > 0) {
             cpu.addAndGet(nanos);
             Thread t = engineThread;
-            if (t != null && budget.overrunNanos(t) > 0) {
+            if (t != null && budget.cpuSpent(t)) {
                 wake.run();
             }
         }
@@ -345,23 +353,28 @@ final class HostAccount {
                 metered = Math.max(metered, used);
             }
             long allocated = HostMeter.allocatedOf(t);
-            if (allocated >= 0 && allocated - startAllocated > limits.hostBytes() && stop == null) {
+            long cap = ALLOCATION_FACTOR * limits.hostBytes();
+            if (allocated >= 0 && allocated - startAllocated > cap && stop == null) {
                 LOG.warning(
                         "run "
                                 + runId
                                 + ": "
                                 + where
-                                + " allocated more than hostBytes ("
-                                + limits.hostBytes()
-                                + "); stopping it");
+                                + " allocated more than "
+                                + cap
+                                + " bytes; stopping it");
                 stop(
                         new BridgeException(
                                 "RangeError",
                                 "HOST_MEMORY_LIMIT",
                                 where
-                                        + ": the call allocated more than a host call may take ("
+                                        + ": the call allocated more than "
+                                        + cap
+                                        + " bytes ("
+                                        + ALLOCATION_FACTOR
+                                        + " x hostBytes, "
                                         + limits.hostBytes()
-                                        + " bytes, hostBytes)"));
+                                        + ")"));
             }
         }
 

@@ -214,9 +214,12 @@ final class HostWorkers implements AutoCloseable {
         Request r = job.request;
         Killed killed = job.killed;
         BridgeException error;
+        // The task's CPU is not known when its process is ended: it used at most the time it had,
+        // and no more than its cap (past that the worker ends the call itself).
+        long used = Math.min(elapsedNanos, Math.max(r.cpuNanos(), 0));
         if (killed == Killed.RUN_ENDED) {
             error = BridgeException.cancelled(r.where() + ": the run ended");
-            r.chargeCpu().accept(elapsedNanos);
+            r.chargeCpu().accept(used);
         } else if (killed == Killed.DEADLINE) {
             error =
                     new BridgeException(
@@ -225,7 +228,7 @@ final class HostWorkers implements AutoCloseable {
                             r.where()
                                     + ": the host work went on past the run's time; its worker"
                                     + " process was stopped");
-            r.chargeCpu().accept(elapsedNanos);
+            r.chargeCpu().accept(used);
         } else if (e instanceof WorkerWire.FrameTooLargeException big) {
             error =
                     new BridgeException(
@@ -250,7 +253,7 @@ final class HostWorkers implements AutoCloseable {
                                     + ", the worker's heap "
                                     + config.heapBytes()
                                     + "); its worker process was stopped");
-            r.chargeCpu().accept(elapsedNanos);
+            r.chargeCpu().accept(used);
         } else if (exit != null && exit == WorkerMain.EXIT_CPU) {
             error =
                     new BridgeException(
@@ -277,7 +280,7 @@ final class HostWorkers implements AutoCloseable {
                                     + ": the worker process ended while working (exit code "
                                     + exit
                                     + "); it was replaced");
-            r.chargeCpu().accept(elapsedNanos);
+            r.chargeCpu().accept(used);
         }
         job.result.completeExceptionally(error);
         next(null);

@@ -76,6 +76,21 @@ final class RunBudget {
         this.hostCpu = hostCpuNanos;
     }
 
+    /** CPU time the run's host work used so far. */
+    long hostCpuNanos() {
+        return hostCpu.getAsLong();
+    }
+
+    /**
+     * Whether the guest's CPU (read from {@code engineThread}'s clock) and the host work's together
+     * passed the budget. Thread-safe. The watchdog does not use it: it interrupts an engine thread
+     * stuck in native code, which host work on other threads cannot make it; the interrupt handler
+     * and the event loop count the host work ({@link #expired()}).
+     */
+    boolean cpuSpent(Thread engineThread) {
+        return armed && cpuUsedOn(engineThread) + hostCpu.getAsLong() > cpuBudgetNanos;
+    }
+
     long cpuBudgetNanos() {
         return cpuBudgetNanos;
     }
@@ -147,7 +162,7 @@ final class RunBudget {
         if (armed && OTHER_THREAD_CPU) {
             long cpu = THREADS.getThreadCpuTime(engineThread.getId());
             if (cpu >= 0) {
-                over = Math.max(over, cpu - startCpu + hostCpu.getAsLong() - cpuBudgetNanos);
+                over = Math.max(over, cpu - startCpu - cpuBudgetNanos);
             }
         } else if (!armed) {
             over = Math.max(over, -cpuBudgetNanos);
@@ -165,7 +180,7 @@ final class RunBudget {
         }
         if (armed && OTHER_THREAD_CPU) {
             long cpu = THREADS.getThreadCpuTime(engineThread.getId());
-            if (cpu >= 0 && cpu - startCpu + hostCpu.getAsLong() - cpuBudgetNanos >= graceNanos) {
+            if (cpu >= 0 && cpu - startCpu - cpuBudgetNanos >= graceNanos) {
                 return Reason.CPU;
             }
         }

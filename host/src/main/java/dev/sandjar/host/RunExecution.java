@@ -148,6 +148,58 @@ final class RunExecution {
     // The run, on the engine thread. Completes the result, then returns the lease.
 
     void execute(QuickJsEngine engine, EnginePool.Lease lease) {
+        try {
+            executeOnEngine(engine, lease);
+        } catch (Throwable t) {
+            // Out of memory in host code on this thread, or a defect past every other catch: the
+            // engine's state is unknown. Whatever happened, no interrupt of this run's watch may
+            // reach the thread's next task, the engine is replaced, and the caller gets a result.
+            abandon(engine, lease, t);
+        }
+    }
+
+    private void abandon(QuickJsEngine engine, EnginePool.Lease lease, Throwable t) {
+        Watchdog.Watch w = watch;
+        if (w != null) {
+            w.close();
+        }
+        Thread.interrupted();
+        try {
+            lease.retire();
+        } catch (IllegalStateException alreadyReturned) {
+            // the run had returned its engine before it failed
+        }
+        sandbox.templates().forget(engine);
+        try {
+            session.runEndActions();
+        } catch (Throwable ignored) {
+            // the end actions ran already, or cannot run now; the engine is replaced either way
+        }
+        if (!result.isDone()) {
+            String what =
+                    t instanceof OutOfMemoryError
+                            ? "the host ran out of memory during the run"
+                            : "the run failed inside the sandbox ("
+                                    + t.getClass().getSimpleName()
+                                    + ")";
+            result.complete(
+                    failure(
+                            RunError.of(
+                                    RunError.Kind.INTERNAL,
+                                    "InternalError",
+                                    what + "; the engine instance was replaced")));
+        }
+        try {
+            lease.close();
+        } catch (IllegalStateException alreadyReturned) {
+            // returned before the failure
+        }
+        if (!(t instanceof VirtualMachineError)) {
+            LOG.log(Level.WARNING, "run " + runId + " failed inside the sandbox", t);
+        }
+    }
+
+    private void executeOnEngine(QuickJsEngine engine, EnginePool.Lease lease) {
         started = true;
         this.engine = engine;
         stats.started(engine, System.nanoTime() - receivedNanos);
@@ -418,6 +470,7 @@ final class RunExecution {
         ValueTransfer.Encoded out;
         try (JsValue settled = settle(evaluated);
                 JsValue v = entry.script() ? settled.dup() : settled.get("default")) {
+            FaultPoints.at(FaultPoints.RESULT);
             backFromGuest();
             out = values.encode(v, "result", request.truncateOutput());
         }

@@ -49,6 +49,7 @@ final class RunSetup {
                         "the session's state does not fit this sandbox: " + e.getMessage());
             }
         }
+        FaultPoints.at(FaultPoints.RESTORE);
         long restored = System.nanoTime();
         phases.runtimeNanos = restored - start;
         // The CPU budget is the guest's: building a template (~0.15-0.6 s on a cold engine, once

@@ -23,6 +23,9 @@ import java.util.Map;
  * @param setupNanos the sum of the setup phases, as elapsed time
  * @param setupCpuNanos the engine thread's CPU time for setup (-1 where the JVM cannot tell)
  * @param guestCpuNanos the engine thread's CPU time from the first user statement to the result
+ * @param hostCpuNanos the CPU time of the host work the run started (host modules, media, canvas;
+ *     docs/sandbox.md, "Host work"), in this JVM and in worker processes; it counts against the
+ *     run's {@code timeout} together with {@code guestCpuNanos}
  * @param wallNanos from the request reaching the sandbox to the result
  * @param bridgeCalls host operations the guest called
  * @param memoryBytes the engine instance's WebAssembly memory after the run: everything the guest
@@ -45,6 +48,7 @@ public record RunStats(
         long setupNanos,
         long setupCpuNanos,
         long guestCpuNanos,
+        long hostCpuNanos,
         long wallNanos,
         long bridgeCalls,
         long memoryBytes,
@@ -61,7 +65,8 @@ public record RunStats(
         return String.format(
                 java.util.Locale.ROOT,
                 "wall %.2f ms, setup %.2f ms (runtime %.2f, context %.2f, bridges %.2f, prelude"
-                        + " %.2f, cpu %.2f), analysis %.2f ms, guest cpu %.2f ms, queue %.2f ms,"
+                        + " %.2f, cpu %.2f), analysis %.2f ms, guest cpu %.2f ms, host cpu %.2f ms,"
+                        + " queue %.2f ms,"
                         + " bridge calls %d, memory %d KiB (grew %d KiB)%s",
                 wallNanos / 1e6,
                 setupNanos / 1e6,
@@ -72,6 +77,7 @@ public record RunStats(
                 setupCpuNanos / 1e6,
                 analysisNanos / 1e6,
                 guestCpuNanos / 1e6,
+                hostCpuNanos / 1e6,
                 queueNanos / 1e6,
                 bridgeCalls,
                 memoryBytes >> 10,

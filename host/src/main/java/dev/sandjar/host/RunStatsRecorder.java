@@ -50,6 +50,7 @@ final class RunStatsRecorder {
                 phases.setupNanos,
                 phases.setupCpuNanos,
                 guestCpu,
+                budget.hostCpuNanos(),
                 wallNanos,
                 bridgeCalls,
                 pages * 65536,

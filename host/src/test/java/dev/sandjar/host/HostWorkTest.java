@@ -262,7 +262,7 @@ class HostWorkTest {
         Object v =
                 ok(
                         run(
-                                "try { await tasks.local('alloc', 1000) } catch (e) { return"
+                                "try { await tasks.local('alloc', 300) } catch (e) { return"
                                         + " [e.code, 'went on'] }",
                                 Limits.builder().hostBytes(16L << 20).build()));
         assertEquals(List.of("HOST_MEMORY_LIMIT", "went on"), v);

@@ -206,6 +206,7 @@ final class ResultJson {
         ms(g, "setupCpuMs", s.setupCpuNanos());
         ms(g, "analysisMs", s.analysisNanos());
         ms(g, "guestCpuMs", s.guestCpuNanos());
+        ms(g, "hostCpuMs", s.hostCpuNanos());
         g.writeNumberField("bridgeCalls", s.bridgeCalls());
         g.writeObjectFieldStart("bridgeCallsByCapability");
         for (var e : s.bridgeCallsByBridge().entrySet()) {

@@ -3,6 +3,7 @@ package dev.sandjar.bridges.canvas;
 import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.bridges.internal.ImageCodec;
 import dev.sandjar.bridges.media.Media;
+import dev.sandjar.bridges.media.MediaData;
 import dev.sandjar.bridges.media.MediaException;
 import dev.sandjar.bridges.media.MediaLimits;
 import dev.sandjar.bridges.media.MediaRun;
@@ -12,7 +13,7 @@ import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
-import java.awt.Color;
+import dev.sandjar.host.RunSession;
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +113,10 @@ public final class Canvas {
         return null;
     }
 
-    /** getImageData: replays the recording so far, here on the engine thread (its CPU counts). */
+    /**
+     * getImageData: replays the recording so far in a worker process ({@link CanvasTask}) while the
+     * engine thread waits; the wait and the replay end with the run's bounds.
+     */
     private Object pixels(OperationCall call) {
         int w = (int) call.integer(0, 0);
         int h = (int) call.integer(1, 0);
@@ -130,6 +134,7 @@ public final class Canvas {
                             + " x "
                             + sh);
         }
+        ImageCodec.checkSize("canvas.getImageData", w, h, limits);
         List<Object> resolved = new ArrayList<>();
         for (CompletableFuture<Object> f : sources(call, call.array(3), 0)) {
             if (!f.isDone()) {
@@ -141,25 +146,24 @@ public final class Canvas {
             }
             resolved.add(f.join());
         }
-        BufferedImage img =
-                new CanvasRenderer(
-                                "canvas.getImageData", w, h, resolved, blobs(call.array(4)), limits)
-                        .render(ops(call.array(2)));
-        BufferedImage out = new BufferedImage((int) sw, (int) sh, BufferedImage.TYPE_INT_ARGB);
-        for (int y = 0; y < sh; y++) {
-            for (int x = 0; x < sw; x++) {
-                long ix = sx + x;
-                long iy = sy + y;
-                if (ix >= 0 && iy >= 0 && ix < w && iy < h) {
-                    out.setRGB(x, y, img.getRGB((int) ix, (int) iy));
-                }
-            }
-        }
+        Map<String, Object> input =
+                CanvasTask.input(
+                        "pixels", w, h, ops(call.array(2)), resolved, blobs(call.array(4)), limits);
+        input.put("rect", List.of(sx, sy, sw, sh));
+        RunSession session = call.session();
+        return session.await(session.isolated("canvas.getImageData", CanvasTask.class, input));
+    }
+
+    /** Non-premultiplied RGBA bytes of a rectangle of {@code img}; transparent outside it. */
+    static byte[] pixels(BufferedImage img, long sx, long sy, long sw, long sh) {
         byte[] data = new byte[(int) (4 * sw * sh)];
         int i = 0;
-        for (int y = 0; y < sh; y++) {
-            for (int x = 0; x < sw; x++) {
-                int p = out.getRGB(x, y);
+        for (long y = sy; y < sy + sh; y++) {
+            for (long x = sx; x < sx + sw; x++) {
+                int p =
+                        x >= 0 && y >= 0 && x < img.getWidth() && y < img.getHeight()
+                                ? img.getRGB((int) x, (int) y)
+                                : 0;
                 data[i++] = (byte) (p >> 16);
                 data[i++] = (byte) (p >> 8);
                 data[i++] = (byte) p;
@@ -182,38 +186,32 @@ public final class Canvas {
                             + call.string(5)
                             + "'; the types are image/png, image/jpeg, image/gif, image/bmp");
         }
+        ImageCodec.checkSize("canvas.toBytes", w, h, limits);
         double quality = call.number(6, -1);
         boolean handle = call.bool(7, false);
         List<CompletableFuture<Object>> pending = sources(call, call.array(3), 0);
         MediaRun run = media.run(call.session());
         return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
                 .thenCompose(
-                        ignored ->
-                                run.work(
-                                        call.where(),
-                                        () -> {
-                                            List<Object> resolved = new ArrayList<>();
-                                            for (CompletableFuture<Object> f : pending) {
-                                                resolved.add(f.join());
-                                            }
-                                            BufferedImage img =
-                                                    new CanvasRenderer(
-                                                                    "canvas.toBytes",
-                                                                    w,
-                                                                    h,
-                                                                    resolved,
-                                                                    blobs,
-                                                                    limits)
-                                                            .render(ops);
-                                            return ImageCodec.encode(
-                                                    "canvas.toBytes",
-                                                    img,
-                                                    format,
-                                                    quality > 1 ? -1 : quality,
-                                                    Color.BLACK);
-                                        }))
+                        ignored -> {
+                            List<Object> resolved = new ArrayList<>();
+                            for (CompletableFuture<Object> f : pending) {
+                                resolved.add(f.join());
+                            }
+                            Map<String, Object> input =
+                                    CanvasTask.input("render", w, h, ops, resolved, blobs, limits);
+                            input.put("format", format);
+                            input.put("quality", quality > 1 ? -1.0 : quality);
+                            return call.session().isolated(call.where(), CanvasTask.class, input);
+                        })
                 .thenApply(
-                        d -> {
+                        out -> {
+                            Map<?, ?> m = (Map<?, ?>) out;
+                            MediaData d =
+                                    new MediaData(
+                                            MediaType.IMAGE,
+                                            (String) m.get("mimeType"),
+                                            (byte[]) m.get("bytes"));
                             if (handle) {
                                 return run.store("canvas.toImage", d);
                             }

@@ -5,6 +5,7 @@ import dev.sandjar.bridges.internal.ImageCodec;
 import dev.sandjar.bridges.media.MediaData;
 import dev.sandjar.bridges.media.MediaException;
 import dev.sandjar.bridges.media.MediaLimits;
+import dev.sandjar.host.HostCall;
 import java.awt.AlphaComposite;
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -59,6 +60,9 @@ final class CanvasRenderer {
                     "destination-atop", AlphaComposite.DST_ATOP,
                     "xor", AlphaComposite.XOR);
 
+    /** Dashes one stroke may draw. */
+    static final long MAX_DASH_SEGMENTS = 1_000_000;
+
     private final String where;
     private final MediaLimits limits;
     private final BufferedImage image;
@@ -66,6 +70,7 @@ final class CanvasRenderer {
     private final List<Object> sources;
     private final List<byte[]> blobs;
     private final List<BufferedImage> decoded = new ArrayList<>();
+    private final HostCall call;
 
     private State state = new State();
     private final Deque<State> stack = new ArrayDeque<>();
@@ -111,9 +116,11 @@ final class CanvasRenderer {
             int height,
             List<Object> sources,
             List<byte[]> blobs,
-            MediaLimits limits) {
+            MediaLimits limits,
+            HostCall call) {
         this.where = where;
         this.limits = limits;
+        this.call = call;
         ImageCodec.checkSize(where, width, height, limits);
         this.image = new BufferedImage(width, height, BufferedImage.TYPE_INT_ARGB);
         this.g = image.createGraphics();
@@ -134,6 +141,7 @@ final class CanvasRenderer {
     BufferedImage render(List<Object> ops) {
         try {
             for (Object o : ops) {
+                call.check(); // between operations: one that runs away ends with its worker
                 if (o instanceof List<?> op
                         && !op.isEmpty()
                         && op.get(0) instanceof String name
@@ -456,6 +464,9 @@ final class CanvasRenderer {
             return;
         }
         Shape user = inverse.createTransformedShape(deviceShape);
+        if (state.dash != null) {
+            checkDashes(user);
+        }
         BasicStroke stroke =
                 new BasicStroke(
                         state.lineWidth,
@@ -467,6 +478,61 @@ final class CanvasRenderer {
         prepare(new AffineTransform());
         g.setPaint(devicePaint(state.stroke));
         g.fill(state.transform.createTransformedShape(stroke.createStrokedShape(user)));
+    }
+
+    /**
+     * Refuses a dashed stroke that would draw more than {@link #MAX_DASH_SEGMENTS} dashes: Java2D
+     * builds every dash of the path as a shape before it fills any, so {@code setLineDash([0.001,
+     * 0.001])} on a long arc would take gigabytes. The count is the path's length over the
+     * pattern's, from a flattened copy of the path, before anything is drawn.
+     */
+    private void checkDashes(Shape user) {
+        double pattern = 0;
+        for (float f : state.dash) {
+            pattern += f;
+        }
+        double length = 0;
+        double[] c = new double[6];
+        double x = 0;
+        double y = 0;
+        double sx = 0;
+        double sy = 0;
+        int steps = 0;
+        for (java.awt.geom.PathIterator it = user.getPathIterator(null, 0.5);
+                !it.isDone();
+                it.next()) {
+            if ((++steps & 4095) == 0) {
+                call.check();
+            }
+            switch (it.currentSegment(c)) {
+                case java.awt.geom.PathIterator.SEG_MOVETO -> {
+                    x = sx = c[0];
+                    y = sy = c[1];
+                }
+                case java.awt.geom.PathIterator.SEG_LINETO -> {
+                    length += Math.hypot(c[0] - x, c[1] - y);
+                    x = c[0];
+                    y = c[1];
+                }
+                case java.awt.geom.PathIterator.SEG_CLOSE -> {
+                    length += Math.hypot(sx - x, sy - y);
+                    x = sx;
+                    y = sy;
+                }
+                default -> {}
+            }
+        }
+        double dashes = pattern > 0 ? length / pattern * state.dash.length : 0;
+        if (!(dashes <= MAX_DASH_SEGMENTS)) {
+            throw new MediaException(
+                    MediaException.Code.LIMIT,
+                    where
+                            + ": a dashed stroke would draw "
+                            + (Double.isFinite(dashes) ? String.format("%.0f", dashes) : "endless")
+                            + " dashes; the limit is "
+                            + MAX_DASH_SEGMENTS
+                            + " per stroke");
+        }
     }
 
     private void text(List<?> op, boolean fill) {
@@ -592,7 +658,8 @@ final class CanvasRenderer {
                                         n.height(),
                                         n.sources(),
                                         n.blobs(),
-                                        limits)
+                                        limits,
+                                        call)
                                 .render(n.ops());
             }
             decoded.set(index, img);

@@ -293,17 +293,23 @@ public final class Images {
                         ignored ->
                                 run.work(
                                         call.where(),
-                                        () -> {
-                                            List<BufferedImage> images = new ArrayList<>();
+                                        hc -> {
+                                            // Sizes from the headers first: the output and every
+                                            // decoded input are bounded before a pixel is decoded.
                                             int cw = 0;
                                             int ch = 0;
+                                            long decodedBytes = 0;
                                             for (CompletableFuture<MediaData> f : all) {
-                                                BufferedImage img =
-                                                        ImageCodec.decode(
-                                                                call.where(), f.join(), limits);
-                                                images.add(img);
-                                                cw = Math.max(cw, img.getWidth());
-                                                ch = Math.max(ch, img.getHeight());
+                                                ImageCodec.Header head =
+                                                        ImageCodec.header(call.where(), f.join());
+                                                ImageCodec.checkSize(
+                                                        call.where(),
+                                                        head.width(),
+                                                        head.height(),
+                                                        limits);
+                                                cw = Math.max(cw, head.width());
+                                                ch = Math.max(ch, head.height());
+                                                decodedBytes += 4L * head.width() * head.height();
                                             }
                                             long cellW =
                                                     o.integer("cellWidth", cw, 1, limits.maxEdge());
@@ -311,12 +317,20 @@ public final class Images {
                                                     o.integer(
                                                             "cellHeight", ch, 1, limits.maxEdge());
                                             long rows = (n + columns - 1) / columns;
+                                            long outW = columns * cellW + (columns - 1) * gap;
+                                            long outH = rows * cellH + (rows - 1) * gap;
+                                            ImageCodec.checkSize(call.where(), outW, outH, limits);
+                                            hostMemory(call, decodedBytes + 4L * outW * outH);
+                                            List<BufferedImage> images = new ArrayList<>();
+                                            for (CompletableFuture<MediaData> f : all) {
+                                                hc.check();
+                                                images.add(
+                                                        ImageCodec.decode(
+                                                                call.where(), f.join(), limits));
+                                            }
                                             BufferedImage out =
                                                     ImageCodec.blank(
-                                                            call.where(),
-                                                            columns * cellW + (columns - 1) * gap,
-                                                            rows * cellH + (rows - 1) * gap,
-                                                            limits);
+                                                            call.where(), outW, outH, limits);
                                             fill(out, background);
                                             for (int i = 0; i < n; i++) {
                                                 BufferedImage img = images.get(i);
@@ -617,6 +631,18 @@ public final class Images {
                                 run.work(
                                         call.where(),
                                         () -> {
+                                            ImageCodec.Header a =
+                                                    ImageCodec.header(call.where(), pair[0]);
+                                            ImageCodec.Header b =
+                                                    ImageCodec.header(call.where(), pair[1]);
+                                            ImageCodec.checkSize(
+                                                    call.where(), a.width(), a.height(), limits);
+                                            ImageCodec.checkSize(
+                                                    call.where(), b.width(), b.height(), limits);
+                                            hostMemory(
+                                                    call,
+                                                    4L * a.width() * a.height()
+                                                            + 4L * b.width() * b.height());
                                             BufferedImage img =
                                                     ImageCodec.decode(
                                                             call.where(), pair[0], limits);
@@ -661,11 +687,15 @@ public final class Images {
     private Object decoded(OperationCall call, Object input, Function<BufferedImage, Object> f) {
         MediaRun run = media.run(call.session());
         return media.resolve(call, input, MediaType.IMAGE)
-                .thenCompose(
-                        d ->
-                                run.work(
-                                        call.where(),
-                                        () -> f.apply(ImageCodec.decode(call.where(), d, limits))));
+                .thenCompose(d -> run.work(call.where(), () -> f.apply(decode(call, d))));
+    }
+
+    /** Decodes {@code d} once its header says it fits the run's {@code hostBytes}. */
+    private BufferedImage decode(OperationCall call, MediaData d) {
+        ImageCodec.Header head = ImageCodec.header(call.where(), d);
+        ImageCodec.checkSize(call.where(), head.width(), head.height(), limits);
+        hostMemory(call, 4L * head.width() * head.height());
+        return ImageCodec.decode(call.where(), d, limits);
     }
 
     /** Decode, transform, encode (in the input's format unless {@code format} says), store. */
@@ -678,13 +708,28 @@ public final class Images {
                                 run.work(
                                         call.where(),
                                         () -> {
-                                            BufferedImage out =
-                                                    f.apply(
-                                                            ImageCodec.decode(
-                                                                    call.where(), d, limits));
+                                            BufferedImage out = f.apply(decode(call, d));
                                             return encode(call, o, out, format(d));
                                         }))
                 .thenApply(d -> run.store(call.where(), d));
+    }
+
+    /**
+     * Refuses work whose images would take more than the run's {@code hostBytes} of host memory
+     * together ({@code TOO_LARGE}), before any of it is allocated.
+     */
+    private static void hostMemory(OperationCall call, long bytes) {
+        long max = call.session().limits().hostBytes();
+        if (bytes > max) {
+            throw new MediaException(
+                    MediaException.Code.TOO_LARGE,
+                    call.where()
+                            + ": the images take "
+                            + bytes
+                            + " bytes decoded; a host call may take at most "
+                            + max
+                            + " bytes (hostBytes)");
+        }
     }
 
     /** The input's format when this host writes it, else png. */

@@ -1,6 +1,7 @@
 package dev.sandjar.bridges.media;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.HostCall;
 import dev.sandjar.host.RunSession;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -141,25 +143,32 @@ public final class MediaRun {
     }
 
     /**
-     * Runs {@code task} on the run's executor after the run's earlier media work, counts its CPU
-     * time, and completes with its value. Refused ({@code LIMIT}) when the run's media CPU account
-     * is already past {@link #cpuLimit()}, and ({@code CANCELLED}) once the run has ended.
+     * Runs {@code task} as host work of the run ({@link RunSession#work}: its CPU counted against
+     * the run's {@code timeout}, the bytes it allocates against {@code hostBytes}, stopped when the
+     * run ends) after the run's earlier media work, counts its CPU time against {@link #cpuLimit()}
+     * as well, and completes with its value. Refused ({@code LIMIT}) when the run's media CPU
+     * account is already past {@link #cpuLimit()}, and ({@code CANCELLED}) once the run has ended.
      */
     public <T> CompletableFuture<T> work(String where, Supplier<T> task) {
+        return work(where, call -> task.get());
+    }
+
+    /** {@link #work(String, Supplier)} for a task that checks its bounds between units of work. */
+    public <T> CompletableFuture<T> work(String where, Function<HostCall, T> task) {
         CompletableFuture<T> next;
         synchronized (lock) {
             next =
                     tail.handle((v, e) -> null)
-                            .thenApplyAsync(ignored -> measured(where, task), session.executor());
+                            .thenCompose(
+                                    ignored ->
+                                            session.work(
+                                                    where, call -> measured(where, call, task)));
             tail = next;
         }
         return next;
     }
 
-    private <T> T measured(String where, Supplier<T> task) {
-        if (session.isCancelled()) {
-            throw BridgeException.cancelled(where + ": the run has ended");
-        }
+    private <T> T measured(String where, HostCall call, Function<HostCall, T> task) {
         Duration limit = cpuLimit();
         if (cpuNanos.get() > limit.toNanos()) {
             throw new MediaException(
@@ -173,7 +182,7 @@ public final class MediaRun {
         }
         long start = cpu();
         try {
-            return task.get();
+            return task.apply(call);
         } finally {
             cpuNanos.addAndGet(Math.max(0, cpu() - start));
         }

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.sandjar.bridges.image.Images;
 import dev.sandjar.bridges.media.Media;
 import dev.sandjar.bridges.media.MediaLimits;
+import dev.sandjar.host.Bridge;
+import dev.sandjar.host.Limits;
+import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunRequest;
+import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.testing.SandboxExtension;
 import java.awt.BasicStroke;
@@ -25,6 +29,7 @@ import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -346,5 +351,74 @@ class CanvasTest {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * The review's dashed stroke ({@code setLineDash([0.001, 0.001])} on a large arc, out of heap
+     * in 9-16 s) is refused by name before Java2D builds a dash, and a sensible dash still draws.
+     */
+    @Test
+    void aDashPatternTooFineForItsPathIsRefusedBeforeDrawing() {
+        Object out =
+                run(
+                        "const c = createCanvas(400, 400); const ctx = c.getContext('2d');\n"
+                                + "ctx.setLineDash([0.001, 0.001]);\n"
+                                + "ctx.beginPath(); ctx.arc(200, 200, 100000, 0, 2 * Math.PI);"
+                                + " ctx.stroke();\n"
+                                + "const bomb = await attempt(() => c.toBytes());\n"
+                                + "const fine = createCanvas(40, 40); const f ="
+                                + " fine.getContext('2d');\n"
+                                + "f.setLineDash([4, 2]); f.strokeRect(5, 5, 30, 30);\n"
+                                + "return [bomb, (await fine.toBytes()).length > 0];");
+        // 2 pi x 100000 / 0.002 x 2: about 628 million (the flattened circle is a little longer).
+        String bomb = (String) ((List<?>) out).get(0);
+        assertTrue(
+                bomb.matches(
+                        "MediaError LIMIT: canvas.toBytes: a dashed stroke would draw 628\\d{6}"
+                                + " dashes; the limit is 1000000 per stroke"),
+                bomb);
+        assertEquals(true, ((List<?>) out).get(1));
+    }
+
+    /**
+     * The review's synchronous getImageData after heavy drawing held its engine for 121 s under a
+     * 1.5 s CPU budget and a 3 s wall bound. The replay now runs in a worker process while the
+     * engine thread waits: the run ends TIMEOUT at its bound, the drawing is stopped there (the CPU
+     * charged to the run stays within the budget and the grace), and the engine serves the next
+     * run.
+     */
+    @Test
+    void aSynchronousGetImageDataEndsAtTheRunsBound() {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(
+                                        "const c = createCanvas(2000, 2000); const ctx ="
+                                            + " c.getContext('2d');\n"
+                                            + "ctx.beginPath();\n"
+                                            + "for (let i = 0; i < 3000; i++) ctx.lineTo((i * 7919)"
+                                            + " % 2000, (i * 104729) % 2000);\n"
+                                            + "ctx.clip();\n"
+                                            + "for (let k = 0; k < 40; k++) { ctx.lineWidth = 50;"
+                                            + " ctx.stroke(); }\n"
+                                            + "return ctx.getImageData(0, 0, 10, 10).data.length;")
+                                .bridges(canvasBridges(Media.create()))
+                                .limits(
+                                        Limits.builder()
+                                                .timeout(Duration.ofMillis(1500))
+                                                .wallTimeout(Duration.ofSeconds(3))
+                                                .build())
+                                .build());
+        assertEquals(RunError.Kind.TIMEOUT, r.error().kind(), r.toString());
+        // The drawing needs about ten seconds of CPU; it was stopped at the budget (its check
+        // between operations, or its worker's end), not drawn to the end.
+        long budgetAndGrace = Duration.ofMillis(1500 + 1000).toNanos();
+        assertTrue(
+                r.stats().guestCpuNanos() + r.stats().hostCpuNanos() < budgetAndGrace,
+                r.stats().summary());
+        assertEquals(2L, run("return 1 + 1"));
+    }
+
+    static List<Bridge> canvasBridges(Media media) {
+        return List.of(media.bridge(), Images.bridge(media), Canvas.bridge(media));
     }
 }

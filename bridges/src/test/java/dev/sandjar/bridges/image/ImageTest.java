@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.sandjar.bridges.helpers.GuestHelpers;
 import dev.sandjar.bridges.media.Media;
 import dev.sandjar.bridges.media.MediaLimits;
+import dev.sandjar.host.Limits;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.testing.SandboxExtension;
@@ -294,5 +295,43 @@ class ImageTest {
                             + "return [i.width, i.height, i.format, await dims(lossy), (await"
                             + " image.info(await image.convert(lossless, 'png'))).mimeType];");
         assertEquals(List.of(1L, 1L, "webp", List.of(1L, 1L), "image/png"), out);
+    }
+
+    /**
+     * The review's grid of 64 blank 4000 x 4000 images decoded every input before refusing the
+     * 32000 x 32000 output (out of heap after 24.7 s). At small size: the output and the inputs'
+     * decoded size are read from the headers and bounded (edge caps, then the run's hostBytes)
+     * before one input is decoded.
+     */
+    @Test
+    void aGridIsBoundedFromItsInputsHeadersBeforeDecodingAny() {
+        Media media = Media.create();
+        Object out =
+                sandbox.run(
+                                RunRequest.builder(
+                                                PRELUDE
+                                                        + "const b = await image.blank(2000,"
+                                                        + " 2000);\n"
+                                                        + "return [await attempt(() =>"
+                                                        + " image.grid(Array(16).fill(b))),\n"
+                                                        + "  await attempt(() =>"
+                                                        + " image.grid(Array(4).fill(b), { columns:"
+                                                        + " 4 })),\n"
+                                                        + "  await dims(await image.grid([b, b], {"
+                                                        + " cellWidth: 10, cellHeight: 10 }))];")
+                                        .bridge(media.bridge())
+                                        .bridge(Images.bridge(media))
+                                        .limits(Limits.builder().hostBytes(100L << 20).build())
+                                        .build())
+                        .valueOrThrow();
+        assertEquals(
+                List.of(
+                        "MediaError TOO_LARGE: image.grid: the image is 8000 x 8000 = 64000000"
+                                + " pixels; the limit is 33554432 pixels",
+                        "MediaError TOO_LARGE: image.grid: the images take 128000000 bytes"
+                                + " decoded; a host call may take at most 104857600 bytes"
+                                + " (hostBytes)",
+                        List.of(20L, 10L)),
+                out);
     }
 }
