@@ -43,14 +43,15 @@ final class ExecutionSession implements RunSession {
             RunBudget budget,
             LogCollector logs,
             Redactions redactions,
-            Runnable wake) {
+            Runnable wake,
+            List<HostMemory> hostMemories) {
         this.sandbox = sandbox;
         this.runId = runId;
         this.limits = limits;
         this.budget = budget;
         this.logs = logs;
         this.redactions = redactions;
-        this.host = new HostAccount(sandbox, runId, limits, budget, wake);
+        this.host = new HostAccount(sandbox, runId, limits, budget, wake, hostMemories);
         budget.countHostCpu(host::cpuNanos);
     }
 
@@ -172,6 +173,11 @@ final class ExecutionSession implements RunSession {
     public CompletableFuture<Object> isolated(
             String where, Class<? extends IsolatedTask> task, Object input) {
         return host.isolated(where, task, input);
+    }
+
+    @Override
+    public Reservation reserveHostMemory(String where, long bytes) {
+        return host.reserve(where, bytes);
     }
 
     @Override

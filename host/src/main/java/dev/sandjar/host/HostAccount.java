@@ -45,16 +45,86 @@ final class HostAccount {
     private int active; // guarded by this
     private boolean ended; // guarded by this
     private volatile Thread engineThread;
+    private final List<HostMemory> memories;
+    private final List<Held> reservations = new ArrayList<>(); // guarded by this
 
     /**
      * @param wake wakes the run's event loop, so it sees a budget the host work spent at once
+     * @param requested the request's host-memory budgets; the sandbox's own comes first
      */
-    HostAccount(Sandbox sandbox, String runId, Limits limits, RunBudget budget, Runnable wake) {
+    HostAccount(
+            Sandbox sandbox,
+            String runId,
+            Limits limits,
+            RunBudget budget,
+            Runnable wake,
+            List<HostMemory> requested) {
         this.sandbox = sandbox;
         this.runId = runId;
         this.limits = limits;
         this.budget = budget;
         this.wake = wake;
+        List<HostMemory> all = new ArrayList<>();
+        all.add(sandbox.hostMemory());
+        all.addAll(requested);
+        this.memories = List.copyOf(all);
+    }
+
+    /** The host-memory budgets this run's host work counts against. */
+    List<HostMemory> memories() {
+        return memories;
+    }
+
+    /** Takes {@code bytes} of every budget, or none of them ({@code HOST_MEMORY_LIMIT}). */
+    RunSession.Reservation reserve(String where, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes (" + bytes + ") must be >= 0");
+        }
+        for (int i = 0; i < memories.size(); i++) {
+            HostMemory m = memories.get(i);
+            if (!m.tryReserve(bytes)) {
+                for (int j = 0; j < i; j++) {
+                    memories.get(j).release(bytes);
+                }
+                throw m.exhausted(where, bytes);
+            }
+        }
+        Held held = new Held(bytes);
+        boolean late;
+        synchronized (this) {
+            late = ended;
+            if (!late) {
+                reservations.add(held);
+            }
+        }
+        if (late) {
+            held.close();
+            throw BridgeException.cancelled(where + ": the run has ended");
+        }
+        return held;
+    }
+
+    /** Reserved bytes, given back once whether closed or released with the run. */
+    private final class Held implements RunSession.Reservation {
+        private final long bytes;
+        private final java.util.concurrent.atomic.AtomicBoolean open =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
+
+        Held(long bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                for (HostMemory m : memories) {
+                    m.release(bytes);
+                }
+                synchronized (HostAccount.this) {
+                    reservations.remove(this);
+                }
+            }
+        }
     }
 
     /** The run's engine thread, once the run has one (its CPU is the guest's). */
@@ -177,7 +247,8 @@ final class HostAccount {
                                     limits.hostBytes(),
                                     limits.hostBytes(),
                                     deadline,
-                                    HostAccount.this::charge));
+                                    HostAccount.this::charge,
+                                    bytes -> reserve(where, bytes)));
             boolean cancel;
             synchronized (HostAccount.this) {
                 work = f;
@@ -250,12 +321,14 @@ final class HostAccount {
         }
     }
 
-    /** The run ended: drop what waits, stop what works. */
+    /** The run ended: drop what waits, stop what works, give back what it held. */
     void end() {
         List<LocalCall> stop;
         List<IsolatedCall> isolated = new ArrayList<>();
+        List<Held> held;
         synchronized (this) {
             ended = true;
+            held = List.copyOf(reservations);
             queued.clear();
             stop = List.copyOf(working);
             isolated.addAll(isolatedQueue);
@@ -269,6 +342,9 @@ final class HostAccount {
         }
         for (IsolatedCall c : isolated) {
             c.result.cancel(true); // ends the worker running it
+        }
+        for (Held h : held) {
+            h.close();
         }
     }
 
@@ -293,6 +369,7 @@ final class HostAccount {
         private long startCpu;
         private long startAllocated;
         private long metered; // CPU charged so far, by the meter or at the end; under this
+        private volatile long held; // bytes allocated since the call started, as last metered
         private volatile BridgeException stop;
         private final CompletableFuture<?> result;
 
@@ -353,6 +430,9 @@ final class HostAccount {
                 metered = Math.max(metered, used);
             }
             long allocated = HostMeter.allocatedOf(t);
+            if (allocated >= 0) {
+                held = allocated - startAllocated;
+            }
             long cap = ALLOCATION_FACTOR * limits.hostBytes();
             if (allocated >= 0 && allocated - startAllocated > cap && stop == null) {
                 LOG.warning(
@@ -376,6 +456,15 @@ final class HostAccount {
                                         + limits.hostBytes()
                                         + ")"));
             }
+        }
+
+        /** Bytes the call allocated since it started, as the meter last read them. */
+        long held() {
+            return thread == null ? 0 : held;
+        }
+
+        List<HostMemory> memories() {
+            return memories;
         }
 
         /** Fails the call now and asks its thread to stop. */

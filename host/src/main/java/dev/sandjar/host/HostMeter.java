@@ -21,6 +21,7 @@ final class HostMeter {
     private final ScheduledExecutorService timer;
     private final Set<HostAccount.LocalCall> calls = ConcurrentHashMap.newKeySet();
     private ScheduledFuture<?> ticking; // guarded by this
+    private final java.util.List<HostMemory> metered = new java.util.ArrayList<>(); // timer only
 
     HostMeter(ScheduledExecutorService timer) {
         this.timer = timer;
@@ -77,8 +78,46 @@ final class HostMeter {
     }
 
     private void tick() {
+        java.util.Map<HostMemory, long[]> sums = new java.util.IdentityHashMap<>();
+        java.util.Map<HostMemory, HostAccount.LocalCall> biggest =
+                new java.util.IdentityHashMap<>();
         for (HostAccount.LocalCall c : calls) {
             c.meter();
+            long held = c.held();
+            for (HostMemory m : c.memories()) {
+                sums.computeIfAbsent(m, k -> new long[1])[0] += held;
+                HostAccount.LocalCall top = biggest.get(m);
+                if (top == null || top.held() < held) {
+                    biggest.put(m, c);
+                }
+            }
+        }
+        for (HostMemory m : metered) {
+            if (!sums.containsKey(m)) {
+                m.metered(0);
+            }
+        }
+        metered.clear();
+        for (java.util.Map.Entry<HostMemory, long[]> e : sums.entrySet()) {
+            HostMemory m = e.getKey();
+            long sum = e.getValue()[0];
+            m.metered(sum);
+            metered.add(m);
+            if (m.reserved() + sum > m.maxBytes()) {
+                HostAccount.LocalCall top = biggest.get(m);
+                top.stop(
+                        new BridgeException(
+                                "RangeError",
+                                "HOST_MEMORY_LIMIT",
+                                top.where()
+                                        + ": the host work in flight took "
+                                        + m.name()
+                                        + " past its "
+                                        + m.maxBytes()
+                                        + " bytes, and this call held the most ("
+                                        + top.held()
+                                        + " bytes)"));
+            }
         }
         synchronized (this) {
             if (calls.isEmpty() && ticking != null) {

@@ -67,7 +67,8 @@ final class HostWorkers implements AutoCloseable {
             long hostBytes,
             long maxResultBytes,
             long deadlineNanos,
-            LongConsumer chargeCpu) {}
+            LongConsumer chargeCpu,
+            java.util.function.LongFunction<RunSession.Reservation> reserve) {}
 
     /**
      * Runs the request in a worker; the future completes with the task's value, or exceptionally
@@ -144,6 +145,7 @@ final class HostWorkers implements AutoCloseable {
         }
         long startNanos = System.nanoTime();
         Object response;
+        RunSession.Reservation held = null;
         try {
             Map<String, Object> req = new LinkedHashMap<>();
             Request r = job.request;
@@ -172,12 +174,27 @@ final class HostWorkers implements AutoCloseable {
             if (length > r.maxResultBytes() + 65536) {
                 throw new WorkerWire.FrameTooLargeException(length, r.maxResultBytes());
             }
+            try {
+                held = r.reserve().apply(length);
+            } catch (BridgeException full) {
+                w.in.skipNBytes(length); // the worker stays usable; the call fails by name
+                job.end();
+                release(w);
+                job.result.completeExceptionally(full);
+                return;
+            }
             response = WorkerWire.readBody(w.in, length, r.maxResultBytes() + 65536);
         } catch (IOException | RuntimeException e) {
+            if (held != null) {
+                held.close();
+            }
             job.end();
             failed(w, job, e, System.nanoTime() - startNanos);
             return;
         }
+        RunSession.Reservation crossing = held;
+        // Counted while it crosses; once the call's future completes the value is the bridge's.
+        job.result.whenComplete((v, x) -> crossing.close());
         job.end();
         Map<?, ?> m = response instanceof Map<?, ?> mm ? mm : Map.of();
         if (m.get("cpuNanos") instanceof Long cpu) {

@@ -104,7 +104,14 @@ final class RunExecution {
                         limits.logLines(), limits.logChars(), request.logListener(), redactions);
         this.session =
                 new ExecutionSession(
-                        sandbox, runId, limits, budget, logs, redactions, this::wakeLoop);
+                        sandbox,
+                        runId,
+                        limits,
+                        budget,
+                        logs,
+                        redactions,
+                        this::wakeLoop,
+                        request.hostMemories());
         this.loop = new EventLoop(budget, e -> classify(e, false));
         this.stats = new RunStatsRecorder(budget);
         this.loader = new RunModuleLoader(request, bridges);

@@ -32,6 +32,7 @@ public final class RunRequest {
     private final Consumer<LogEntry> logListener;
     private final SandboxClock clock;
     private final boolean truncateOutput;
+    private final List<HostMemory> hostMemories;
 
     private RunRequest(Builder b) {
         code = b.code;
@@ -44,6 +45,7 @@ public final class RunRequest {
         logListener = b.logListener;
         clock = b.clock;
         truncateOutput = b.truncateOutput;
+        hostMemories = List.copyOf(b.hostMemories);
     }
 
     static boolean isIdentifier(String name) {
@@ -66,6 +68,7 @@ public final class RunRequest {
         logListener = base.logListener;
         clock = base.clock;
         truncateOutput = base.truncateOutput;
+        hostMemories = base.hostMemories;
     }
 
     public static Builder builder(String code) {
@@ -122,7 +125,13 @@ public final class RunRequest {
         return truncateOutput;
     }
 
+    /** The host-memory budgets the run's host work counts against, besides the sandbox's own. */
+    public List<HostMemory> hostMemories() {
+        return hostMemories;
+    }
+
     public static final class Builder {
+        private final List<HostMemory> hostMemories = new ArrayList<>();
         private final String code;
         private String filename = "main.js";
         private final Map<String, Object> globals = new LinkedHashMap<>();
@@ -263,6 +272,15 @@ public final class RunRequest {
 
         public Builder truncateOutput(boolean truncate) {
             this.truncateOutput = truncate;
+            return this;
+        }
+
+        /**
+         * A budget of host memory this run's host work counts against, besides the sandbox's own (a
+         * tenant's: {@link HostMemory}); repeatable.
+         */
+        public Builder hostMemory(HostMemory budget) {
+            hostMemories.add(java.util.Objects.requireNonNull(budget, "budget"));
             return this;
         }
 

@@ -105,6 +105,22 @@ public interface RunSession {
      */
     <T> T await(CompletableFuture<T> work);
 
+    /**
+     * Takes {@code bytes} of the host memory budgets this run counts against ({@link HostMemory}:
+     * the sandbox's, and any the request added) for something the bridge keeps on the host for the
+     * run (a media handle's bytes). Released by {@link Reservation#close()}, or when the run ends.
+     *
+     * @throws BridgeException {@code HOST_MEMORY_LIMIT}, naming the budget, when it would pass one
+     */
+    Reservation reserveHostMemory(String where, long bytes);
+
+    /** Host memory a bridge holds for a run ({@link #reserveHostMemory}). */
+    interface Reservation extends AutoCloseable {
+        /** Gives the bytes back; idempotent. */
+        @Override
+        void close();
+    }
+
     /** An executor for blocking bridge work (file and network I/O), shared by the sandbox. */
     Executor executor();
 

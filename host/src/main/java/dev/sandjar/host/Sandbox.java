@@ -64,6 +64,7 @@ public final class Sandbox implements AutoCloseable {
     private final ExecutorService blocking;
     private final Sessions sessions;
     private final HostMeter hostMeter;
+    private final HostMemory hostMemory;
     private final HostWorkers hostWorkers;
     private final java.util.Map<Class<?>, IsolatedTask> inProcessTasks =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -90,6 +91,12 @@ public final class Sandbox implements AutoCloseable {
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
         this.sessions = new Sessions(this, b.maxSessions, timer);
         this.hostMeter = new HostMeter(timer);
+        this.hostMemory =
+                HostMemory.of(
+                        "the sandbox's host memory (hostMemoryBytes)",
+                        b.hostMemoryBytes > 0
+                                ? b.hostMemoryBytes
+                                : Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 2));
         this.hostWorkers =
                 b.isolation.usesProcesses()
                         ? new HostWorkers(b.isolation, b.poolSize, blocking, timer)
@@ -564,6 +571,11 @@ public final class Sandbox implements AutoCloseable {
         return hostMeter;
     }
 
+    /** The host memory all runs of this sandbox share (docs/sandbox.md, "Host work"). */
+    public HostMemory hostMemory() {
+        return hostMemory;
+    }
+
     /** The worker processes isolated host work runs in; null when it runs in this JVM. */
     HostWorkers hostWorkers() {
         return hostWorkers;
@@ -648,8 +660,23 @@ public final class Sandbox implements AutoCloseable {
         private boolean preloadAnalyzer;
         private int maxSessions = 100;
         private HostIsolation isolation = HostIsolation.processes();
+        private long hostMemoryBytes;
 
         private Builder() {}
+
+        /**
+         * The host memory all runs' host work may hold at once in this JVM ({@link HostMemory}), at
+         * least 16 MiB; by default half the JVM's maximum heap. The outer bound beside each run's
+         * {@code hostBytes} and any per-tenant budget.
+         */
+        public Builder hostMemoryBytes(long bytes) {
+            if (bytes < (16L << 20)) {
+                throw new InvalidRequestException(
+                        "hostMemoryBytes (" + bytes + ") must be >= 16 MiB");
+            }
+            this.hostMemoryBytes = bytes;
+            return this;
+        }
 
         /**
          * Where {@link IsolatedTask}s (document parsers, image decoders, canvas rendering) run:

@@ -55,7 +55,8 @@ class HostWorkTest {
                     .guest(
                             "(host) => ({ tasks: { run: (t, i) => host.call('run', t, i),"
                                     + " now: (t, i) => host.call('now', t, i),"
-                                    + " local: (k, n) => host.call('local', k, n) } })")
+                                    + " local: (k, n) => host.call('local', k, n),"
+                                    + " reserve: (n) => host.call('reserve', n) } })")
                     .operation(
                             Operation.builder("run")
                                     .param(Param.string("task"))
@@ -87,6 +88,17 @@ class HostWorkTest {
                                                                                                     .string(
                                                                                                             0)),
                                                                                     c.arg(1))))
+                                    .build())
+                    .operation(
+                            Operation.builder("reserve")
+                                    .param(Param.integer("bytes"))
+                                    .handler(
+                                            c -> {
+                                                c.session()
+                                                        .reserveHostMemory(
+                                                                "tasks.reserve", c.integer(0, 0));
+                                                return null;
+                                            })
                                     .build())
                     .operation(
                             Operation.builder("local")
@@ -288,5 +300,54 @@ class HostWorkTest {
         byte[] expected = new byte[70000];
         java.util.Arrays.fill(expected, (byte) 9);
         assertArrayEquals(expected, (byte[]) v);
+    }
+
+    private static RunResult run(String code, HostMemory tenant) {
+        return sandbox.run(
+                RunRequest.builder(code).bridge(TASKS_BRIDGE).hostMemory(tenant).build());
+    }
+
+    /**
+     * A tenant's host memory is its own: its reservations are refused by name past its budget,
+     * while another tenant's go through; what a run reserved is given back when it ends.
+     */
+    @Test
+    void aTenantsHostMemoryBudgetRefusesOnlyThatTenant() {
+        HostMemory a = HostMemory.of("tenant a's host memory", 8L << 20);
+        HostMemory b = HostMemory.of("tenant b's host memory", 8L << 20);
+        Object v =
+                ok(
+                        run(
+                                "tasks.reserve(6 * 1024 * 1024);try { tasks.reserve(4 * 1024 *"
+                                        + " 1024); return 'no error' } catch (e) { return [e.code,"
+                                        + " e.message] }",
+                                a));
+        assertEquals("HOST_MEMORY_LIMIT", ((List<?>) v).get(0));
+        assertEquals(
+                "tasks.reserve: 4194304 more bytes would take tenant a's host memory past its"
+                        + " 8388608 bytes (6291456 in use)",
+                ((List<?>) v).get(1));
+        assertEquals(0, a.inUse(), "the run gave back what it reserved when it ended");
+        assertEquals(null, ok(run("tasks.reserve(6 * 1024 * 1024); return null", b)));
+        assertEquals(0, b.inUse());
+    }
+
+    /**
+     * In-process work of one tenant that together passes the tenant's budget: the call holding the
+     * most is stopped by name, and the same work under another tenant's larger budget completes.
+     */
+    @Test
+    void inProcessWorkPastATenantsBudgetStopsTheLargestCall() {
+        HostMemory small = HostMemory.of("tenant a's host memory", 16L << 20);
+        Object v =
+                ok(
+                        run(
+                                "try { await tasks.local('alloc', 64); return 'no error' } catch"
+                                    + " (e) { return [e.code, e.message.includes(\"tenant a's host"
+                                    + " memory\")] }",
+                                small));
+        assertEquals(List.of("HOST_MEMORY_LIMIT", true), v);
+        HostMemory large = HostMemory.of("tenant b's host memory", 512L << 20);
+        assertEquals(16L, ok(run("return await tasks.local('alloc', 16)", large)));
     }
 }

@@ -89,6 +89,13 @@ public final class MediaRun {
                             + limits.maxRunBytes()
                             + " bytes per run");
         }
+        try {
+            // The bytes stay on the host until the run ends: they count against its host memory.
+            session.reserveHostMemory(where, data.size());
+        } catch (RuntimeException e) {
+            held.addAndGet(-data.size());
+            throw e;
+        }
         byte[] id = new byte[16];
         IDS.nextBytes(id);
         String uri = MediaRef.HANDLE_PREFIX + HexFormat.of().formatHex(id);
