@@ -503,5 +503,10 @@ final class HostAccount {
         public boolean isStopped() {
             return stop != null || cpu.get() >= budget.cpuBudgetNanos();
         }
+
+        @Override
+        public void chargeCpu(long nanos) {
+            charge(nanos);
+        }
     }
 }

@@ -23,4 +23,11 @@ public interface HostCall {
 
     /** Whether {@link #check()} would throw. */
     boolean isStopped();
+
+    /**
+     * Counts CPU time that work this call waits for used outside the JVM (a child process it
+     * started, such as ffmpeg) against the run's budget, as if the call had used it. Call it as the
+     * process runs with what it used since the last call, so the budget can end the run in time.
+     */
+    default void chargeCpu(long nanos) {}
 }

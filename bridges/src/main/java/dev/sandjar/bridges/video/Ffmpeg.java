@@ -1,6 +1,7 @@
 package dev.sandjar.bridges.video;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.HostCall;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +15,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
@@ -81,11 +81,7 @@ final class Ffmpeg {
 
     /** ffmpeg with {@code args} (after the program name and the fixed global options). */
     byte[] ffmpeg(
-            List<String> args,
-            Path dir,
-            long deadlineNanos,
-            BooleanSupplier cancelled,
-            String where) {
+            List<String> args, Path dir, long deadlineNanos, HostCall cancelled, String where) {
         List<String> argv = new ArrayList<>();
         argv.add(config.ffmpeg().orElseThrow().toString());
         argv.addAll(List.of("-hide_banner", "-nostdin", "-loglevel", "error", "-y"));
@@ -95,11 +91,7 @@ final class Ffmpeg {
 
     /** ffprobe with {@code args}; its stdout as text. */
     String ffprobe(
-            List<String> args,
-            Path dir,
-            long deadlineNanos,
-            BooleanSupplier cancelled,
-            String where) {
+            List<String> args, Path dir, long deadlineNanos, HostCall cancelled, String where) {
         List<String> argv = new ArrayList<>();
         argv.add(config.ffprobe().orElseThrow().toString());
         argv.addAll(List.of("-hide_banner", "-loglevel", "error"));
@@ -108,11 +100,7 @@ final class Ffmpeg {
     }
 
     private byte[] run(
-            List<String> argv,
-            Path dir,
-            long deadlineNanos,
-            BooleanSupplier cancelled,
-            String where) {
+            List<String> argv, Path dir, long deadlineNanos, HostCall cancelled, String where) {
         if (!acquire(deadlineNanos)) {
             throw VideoErrors.error(
                     "BUSY",
@@ -125,7 +113,7 @@ final class Ffmpeg {
         }
         Process process = null;
         try {
-            if (cancelled.getAsBoolean()) {
+            if (cancelled.isStopped()) {
                 throw BridgeException.cancelled(where + ": the run ended");
             }
             ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
@@ -138,8 +126,10 @@ final class Ffmpeg {
             Capture err = new Capture(process.getErrorStream(), STDERR_CAP);
             out.start();
             err.start();
+            ProcessCpu cpu = new ProcessCpu(process.toHandle());
             while (!process.waitFor(50, TimeUnit.MILLISECONDS)) {
-                if (cancelled.getAsBoolean()) {
+                cancelled.chargeCpu(cpu.since()); // ffmpeg's threads count against the run
+                if (cancelled.isStopped()) {
                     kill(process);
                     throw BridgeException.cancelled(where + ": the run ended");
                 }
@@ -171,6 +161,25 @@ final class Ffmpeg {
                 kill(process);
             }
             slots.release();
+        }
+    }
+
+    /** A process's CPU time (all its threads), read as it runs: /proc on Linux. */
+    private static final class ProcessCpu {
+        private final ProcessHandle process;
+        private long seen;
+
+        ProcessCpu(ProcessHandle process) {
+            this.process = process;
+        }
+
+        /** CPU nanoseconds since the last call; 0 where the platform cannot tell. */
+        long since() {
+            long now =
+                    process.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(seen);
+            long delta = Math.max(0, now - seen);
+            seen = Math.max(seen, now);
+            return delta;
         }
     }
 

@@ -7,13 +7,13 @@ import dev.sandjar.bridges.media.MediaData;
 import dev.sandjar.bridges.media.MediaRun;
 import dev.sandjar.bridges.media.MediaType;
 import dev.sandjar.host.Bridge;
+import dev.sandjar.host.HostCall;
 import dev.sandjar.host.Operation;
 import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BooleanSupplier;
 
 /**
  * The guest's {@code video} object, behind the host's ffmpeg: {@code
@@ -147,11 +147,11 @@ public final class Video {
     }
 
     private interface Step<T> {
-        T apply(MediaData input, BooleanSupplier cancelled);
+        T apply(MediaData input, HostCall cancelled);
     }
 
     private interface Transform {
-        VideoOps.Encoded apply(OperationCall call, MediaData input, BooleanSupplier cancelled);
+        VideoOps.Encoded apply(OperationCall call, MediaData input, HostCall cancelled);
     }
 
     private Operation transform(String name, List<Param> params, Transform op) {
@@ -169,14 +169,12 @@ public final class Video {
     /** Resolves argument 0, then runs {@code step} as the run's media work. */
     private <T> CompletableFuture<T> one(OperationCall c, MediaType expected, Step<T> step) {
         MediaRun run = media.run(c.session());
-        BooleanSupplier live = c.session()::isCancelled;
         return media.resolve(c, c.arg(0), expected)
-                .thenCompose(d -> run.work(c.where(), () -> step.apply(d, live)));
+                .thenCompose(d -> run.work(c.where(), live -> step.apply(d, live)));
     }
 
     private Object addAudio(OperationCall c) {
         MediaRun run = media.run(c.session());
-        BooleanSupplier live = c.session()::isCancelled;
         CompletableFuture<MediaData> video = media.resolve(c, c.arg(0), MediaType.VIDEO);
         CompletableFuture<MediaData> audio = media.resolve(c, c.arg(1), MediaType.AUDIO);
         return video.thenCombine(audio, (v, a) -> List.of(v, a))
@@ -184,7 +182,7 @@ public final class Video {
                         both ->
                                 run.work(
                                         c.where(),
-                                        () ->
+                                        live ->
                                                 ops.addAudio(
                                                         both.get(0).bytes(),
                                                         both.get(1).bytes(),

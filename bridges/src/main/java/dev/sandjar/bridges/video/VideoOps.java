@@ -1,6 +1,7 @@
 package dev.sandjar.bridges.video;
 
 import dev.sandjar.bridges.internal.Args;
+import dev.sandjar.host.HostCall;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 /**
  * The video operations over encoded bytes: each call writes its inputs into a private directory,
@@ -55,13 +55,13 @@ final class VideoOps {
      * hasAudio}, {@code audioCodec}, {@code sampleRate}, {@code channels}; absent keys are absent
      * streams.
      */
-    Map<String, Object> info(byte[] video, BooleanSupplier cancelled, String where) {
+    Map<String, Object> info(byte[] video, HostCall cancelled, String where) {
         try (Job job = new Job(where, cancelled)) {
             return job.probe(job.input(video, "in0"), false).describe(video.length);
         }
     }
 
-    Encoded trim(byte[] video, double start, double end, BooleanSupplier cancelled, String where) {
+    Encoded trim(byte[] video, double start, double end, HostCall cancelled, String where) {
         try (Job job = new Job(where, cancelled)) {
             Path in = job.input(video, "in0");
             Probe p = job.probe(in, true);
@@ -93,7 +93,7 @@ final class VideoOps {
      * Scales to {@code width} x {@code height}; a missing side (0) keeps the aspect ratio, rounded
      * to an even size as H.264 needs.
      */
-    Encoded resize(byte[] video, long width, long height, BooleanSupplier cancelled, String where) {
+    Encoded resize(byte[] video, long width, long height, HostCall cancelled, String where) {
         int max = config().maxEdge();
         if (width == 0 && height == 0) {
             throw VideoErrors.range(where + ": give width, height or both");
@@ -111,7 +111,7 @@ final class VideoOps {
     }
 
     /** Turns the picture clockwise by 90, 180 or 270 degrees (-90 is 270). */
-    Encoded rotate(byte[] video, long degrees, BooleanSupplier cancelled, String where) {
+    Encoded rotate(byte[] video, long degrees, HostCall cancelled, String where) {
         String filter =
                 switch ((int) Math.floorMod(degrees, 360L)) {
                     case 90 -> "transpose=1";
@@ -135,11 +135,7 @@ final class VideoOps {
      * early, a longer one is cut); with {@code keepOriginal} the video's own sound is mixed in.
      */
     Encoded addAudio(
-            byte[] video,
-            byte[] audio,
-            boolean keepOriginal,
-            BooleanSupplier cancelled,
-            String where) {
+            byte[] video, byte[] audio, boolean keepOriginal, HostCall cancelled, String where) {
         try (Job job = new Job(where, cancelled)) {
             Path v = job.input(video, "in0");
             Path a = job.input(audio, "in1");
@@ -169,7 +165,7 @@ final class VideoOps {
     }
 
     /** The sound track as {@code wav} (16-bit PCM at the track's rate) or {@code mp3}. */
-    Encoded extractAudio(byte[] video, String format, BooleanSupplier cancelled, String where) {
+    Encoded extractAudio(byte[] video, String format, HostCall cancelled, String where) {
         List<String> codec =
                 switch (format) {
                     case "wav" -> List.of("-c:a", "pcm_s16le", "-f", "wav");
@@ -197,7 +193,7 @@ final class VideoOps {
 
     /** The frame shown at {@code time} seconds, as {@code png} or {@code jpeg}. */
     Encoded extractFrame(
-            byte[] video, double time, String format, BooleanSupplier cancelled, String where) {
+            byte[] video, double time, String format, HostCall cancelled, String where) {
         List<String> codec =
                 switch (format) {
                     case "png" -> List.of("-c:v", "png", "-f", "image2");
@@ -385,11 +381,11 @@ final class VideoOps {
     /** One call: its private directory, deadline and cancellation. */
     private final class Job implements AutoCloseable {
         private final String where;
-        private final BooleanSupplier cancelled;
+        private final HostCall cancelled;
         private final long deadline;
         private final Path dir;
 
-        Job(String where, BooleanSupplier cancelled) {
+        Job(String where, HostCall cancelled) {
             if (!config().available()) {
                 throw VideoErrors.error(
                         "UNAVAILABLE",

@@ -25,7 +25,7 @@ class VideoConfigTest {
                         BridgeException.class,
                         () ->
                                 new VideoOps(new Ffmpeg(none))
-                                        .info(new byte[10], () -> false, "video.info"));
+                                        .info(new byte[10], VideoOpsTest.LIVE, "video.info"));
         assertEquals("UNAVAILABLE", e.code());
         assertEquals(
                 "video.info: video needs ffmpeg and ffprobe on the host (Debian package ffmpeg),"

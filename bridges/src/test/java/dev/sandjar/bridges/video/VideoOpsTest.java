@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.HostCall;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import javax.imageio.ImageIO;
 import javax.sound.sampled.AudioInputStream;
 import javax.sound.sampled.AudioSystem;
@@ -32,7 +32,42 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class VideoOpsTest {
-    private static final BooleanSupplier LIVE = () -> false;
+    /** A call already stopped: the run ended. */
+    static final HostCall STOPPED =
+            new HostCall() {
+                @Override
+                public String where() {
+                    return "video";
+                }
+
+                @Override
+                public void check() {
+                    throw BridgeException.cancelled("video: the run ended");
+                }
+
+                @Override
+                public boolean isStopped() {
+                    return true;
+                }
+            };
+
+    /** A call that is never stopped, for driving the ops outside a run. */
+    static final HostCall LIVE =
+            new HostCall() {
+                @Override
+                public String where() {
+                    return "video";
+                }
+
+                @Override
+                public void check() {}
+
+                @Override
+                public boolean isStopped() {
+                    return false;
+                }
+            };
+
     private static final VideoConfig CONFIG = VideoConfig.defaults();
     private static final VideoOps OPS = new VideoOps(new Ffmpeg(CONFIG));
 
@@ -349,7 +384,7 @@ class VideoOpsTest {
         assertEquals(1, one.slots().availablePermits());
 
         BridgeException cancelled =
-                assertThrows(BridgeException.class, () -> OPS.info(clip, () -> true, "t"));
+                assertThrows(BridgeException.class, () -> OPS.info(clip, STOPPED, "t"));
         assertEquals("CANCELLED", cancelled.code());
     }
 }
