@@ -469,16 +469,35 @@ public final class Sandbox implements AutoCloseable {
      * bridges the session was saved with (their state is in the image); its limits and expiry are
      * the restored session's.
      *
+     * <p>Inflating the saved state stops at three times the session's engine memory plus 8 MiB
+     * (never past what a Java array holds), so hostile bytes fail with a message, not with an
+     * {@code OutOfMemoryError}.
+     *
      * @throws SessionException ({@link SessionException.Reason#IMAGE}) for bytes that are not a
-     *     saved session, are damaged, or come from another format, engine build or bridge set (the
-     *     message names both); at the session cap, or when the sandbox is closed
+     *     saved session, are damaged, inflate past that bound, or come from another format, engine
+     *     build or bridge set (the message names both); at the session cap, or when the sandbox is
+     *     closed
      */
     public SandboxSession restoreSession(byte[] saved, SessionOptions options) {
         Objects.requireNonNull(saved, "saved");
         Objects.requireNonNull(options, "options");
-        sessionLimits(options, Limits.none());
-        SessionImages.Saved s = SessionImages.read(saved, options);
+        Limits limits = sessionLimits(options, Limits.none());
+        SessionImages.Saved s =
+                SessionImages.read(
+                        saved,
+                        options,
+                        SessionImages.payloadBound(growthPagesFor(limits.heapBytes())));
         return sessions.open(options, s.image(), s.declared(), s.globals());
+    }
+
+    /**
+     * The most bytes {@link SandboxSession#save()} returns for a session of this sandbox (one at
+     * its heap ceiling), below what a Java array can hold: a store that reads saved sessions back
+     * reads no more than this.
+     */
+    public long maxSavedSessionBytes() {
+        return SessionImages.savedBound(
+                SessionImages.payloadBound(pool.options().maxMemoryPages()));
     }
 
     /** {@link #restoreSession(byte[], SessionOptions)} for a session with no bridges. */
@@ -489,6 +508,11 @@ public final class Sandbox implements AutoCloseable {
     /** Live sessions now. */
     public int sessionCount() {
         return sessions.count();
+    }
+
+    /** The most live sessions (and warm lambdas) it holds at once ({@code maxSessions}). */
+    public int maxSessions() {
+        return sessions.max();
     }
 
     /** The live session with this id, or null (closed, expired, or never opened here). */

@@ -35,15 +35,18 @@ import java.util.zip.Inflater;
  * </pre>
  *
  * The engine build and the bridge set are outside the compressed part, so a restore names both
- * builds before it inflates anything; inflating stops at the largest image an engine can hold.
+ * builds before it inflates anything; inflating counts what it writes and stops at {@link
+ * #payloadBound}, which stays below what a Java array can hold.
  */
 final class SessionImages {
     private static final byte[] MAGIC = "SJSESS".getBytes(StandardCharsets.US_ASCII);
     private static final int FORMAT = 1;
 
-    /** Payload bytes a restore inflates at most: a full engine memory, plus names and headers. */
-    private static final long MAX_PAYLOAD =
-            (long) dev.sandjar.quickjs.EngineOptions.MAX_MEMORY_PAGES * 65536 * 17 / 16 + (1 << 20);
+    /** The longest array a JVM allocates: no bound here may pass it. */
+    static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+    /** Slack for what a payload holds beside its memory: counts, the image's header, globals. */
+    private static final long PAYLOAD_SLACK = 8L << 20;
 
     private SessionImages() {}
 
@@ -92,7 +95,31 @@ final class SessionImages {
         }
     }
 
-    static Saved read(byte[] bytes, SessionOptions options) {
+    /**
+     * Payload bytes a restore inflates at most for a session whose engine has at most {@code pages}
+     * of memory: the image (at most the memory, plus four bytes per 4 KiB block), the declared
+     * names (atoms in that memory, so at most 1.5 times its size in modified UTF-8) and {@link
+     * #PAYLOAD_SLACK}; three times the memory covers both with room. Never more than {@link
+     * #MAX_ARRAY}, so a hostile body fails with a message instead of an {@code OutOfMemoryError}.
+     */
+    static long payloadBound(int pages) {
+        return Math.min(MAX_ARRAY, 3L * pages * 65536 + PAYLOAD_SLACK);
+    }
+
+    /**
+     * The most bytes {@link #write} returns for a payload of at most {@code payloadBound} bytes:
+     * deflate's worst case (stored blocks, five bytes per 16 KiB and its trailer) and the header's
+     * two strings of at most 64 KiB each.
+     */
+    static long savedBound(long payloadBound) {
+        return Math.min(MAX_ARRAY, payloadBound + payloadBound / 1024 + (256 << 10));
+    }
+
+    /**
+     * Reads saved bytes, inflating at most {@code maxPayload} bytes ({@link #payloadBound} of the
+     * restoring session's memory).
+     */
+    static Saved read(byte[] bytes, SessionOptions options, long maxPayload) {
         try {
             DataInputStream d = new DataInputStream(new ByteArrayInputStream(bytes));
             byte[] magic = new byte[MAGIC.length];
@@ -131,7 +158,7 @@ final class SessionImages {
             if (!MessageDigest.isEqual(digest, sha256(body))) {
                 throw image("the saved session is damaged: its digest does not match its content");
             }
-            return readPayload(inflate(body));
+            return readPayload(inflate(body, maxPayload));
         } catch (EOFException e) {
             throw image("the saved session is truncated");
         } catch (IOException e) {
@@ -173,24 +200,34 @@ final class SessionImages {
         return new Saved(image, names, globals);
     }
 
-    private static byte[] inflate(byte[] body) throws IOException {
+    /**
+     * Inflates {@code body}, counting as it goes: past {@code max} bytes it stops with an {@link
+     * IOException}. The buffer grows to at most {@code max + 1} bytes, so a body that inflates
+     * without end costs no more than that.
+     */
+    private static byte[] inflate(byte[] body, long max) throws IOException {
         Inflater inflater = new Inflater();
         try {
             inflater.setInput(body);
-            ByteArrayOutputStream out = new ByteArrayOutputStream(body.length * 4);
-            byte[] buf = new byte[1 << 16];
+            byte[] out = new byte[(int) Math.min(max + 1, Math.max(1 << 16, body.length * 4L))];
+            int n = 0;
             while (!inflater.finished()) {
-                int k = inflater.inflate(buf);
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, (int) Math.min(max + 1, 2L * n));
+                }
+                int k = inflater.inflate(out, n, out.length - n);
                 if (k == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
                     throw new EOFException();
                 }
-                out.write(buf, 0, k);
-                if (out.size() > MAX_PAYLOAD) {
+                n += k;
+                if (n > max) {
                     throw new IOException(
-                            "it inflates past " + MAX_PAYLOAD + " bytes, more than any session");
+                            "it inflates past "
+                                    + max
+                                    + " bytes, more than a session of this memory can hold");
                 }
             }
-            return out.toByteArray();
+            return n == out.length ? out : Arrays.copyOf(out, n);
         } catch (DataFormatException e) {
             throw new IOException("its compressed part is damaged (" + e.getMessage() + ")");
         } finally {

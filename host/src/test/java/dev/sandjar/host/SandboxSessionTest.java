@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.testing.SandboxExtension;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.DeflaterOutputStream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -328,6 +332,57 @@ class SandboxSessionTest {
         assertEquals(
                 SessionException.Reason.IMAGE,
                 assertThrows(SessionException.class, () -> sandbox.restoreSession(cut)).reason());
+    }
+
+    @Test
+    void aBodyThatInflatesPastTheSessionsMemoryFailsWithoutExhaustingTheJvm() throws IOException {
+        SessionOptions small =
+                SessionOptions.builder()
+                        .limits(Limits.builder().heapBytes(1 << 20).build())
+                        .build();
+        byte[] saved;
+        try (SandboxSession s = sandbox.openSession(small)) {
+            ok(s, "let x = 1");
+            saved = s.save();
+        }
+        // The saved header (magic, format, build, bridges) as it is, then a digest that matches a
+        // body of 64 MiB of zeros deflated to about 64 KiB: past the bound of a 1 MiB session.
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(saved));
+        in.skipNBytes(6 + 2);
+        in.readUTF();
+        in.readUTF();
+        int header = saved.length - in.available();
+        ByteArrayOutputStream zeros = new ByteArrayOutputStream();
+        try (DeflaterOutputStream d = new DeflaterOutputStream(zeros)) {
+            byte[] block = new byte[1 << 20];
+            for (int i = 0; i < 64; i++) {
+                d.write(block);
+            }
+        }
+        byte[] body = zeros.toByteArray();
+        ByteArrayOutputStream forged = new ByteArrayOutputStream();
+        forged.write(saved, 0, header);
+        forged.write(sha256(body));
+        forged.write(body);
+        SessionException e =
+                assertThrows(
+                        SessionException.class,
+                        () -> sandbox.restoreSession(forged.toByteArray(), small));
+        assertEquals(SessionException.Reason.IMAGE, e.reason());
+        assertTrue(e.getMessage().contains("inflates past"), e.getMessage());
+        // the bound of the largest engine stays below what a Java array can hold
+        assertEquals(
+                SessionImages.MAX_ARRAY,
+                SessionImages.payloadBound(dev.sandjar.quickjs.EngineOptions.MAX_MEMORY_PAGES));
+        assertTrue(sandbox.maxSavedSessionBytes() <= SessionImages.MAX_ARRAY);
+    }
+
+    private static byte[] sha256(byte[] data) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(data);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static byte[] replaceBuild(byte[] saved) {

@@ -22,7 +22,9 @@ final class ApiException extends RuntimeException {
         UNSUPPORTED_MEDIA_TYPE(415),
         TOO_MANY_RUNS(429),
         INTERNAL(500),
-        DRAINING(503);
+        DRAINING(503),
+        /** A session whose file the server has not restored yet; {@code Retry-After} says when. */
+        RESTORING(503);
 
         final int status;
 

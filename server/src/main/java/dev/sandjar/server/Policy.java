@@ -6,13 +6,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * What runs under one token may do: which capabilities a request may ask for, which secrets, the
- * ceilings a request's limits stay under, which packs it may import (and have delivered), and how
- * many of its runs may be in flight at once. Immutable.
+ * ceilings a request's limits stay under, which packs it may import (and have delivered), how many
+ * of its runs may be in flight at once, and its share of the server's sessions ({@link Quotas}).
+ * Immutable.
  *
  * <p>Capability names: the default capabilities ({@value #DEFAULT_NAMES}) that the token's runs
  * get, and {@code fetch}, {@code allowPrivateNetwork}, {@code workspace}, {@code secrets}, {@code
@@ -25,6 +27,7 @@ import java.util.Set;
  * @param maxMemoryMb the ceiling of a request's {@code memoryMb} (and its default's)
  * @param packs the packs its runs may import, by name; empty when all may be
  * @param maxConcurrentRuns how many of its runs may be admitted at once
+ * @param quotas its live sessions, session bytes on disk and forks per minute
  */
 public record Policy(
         Set<String> capabilities,
@@ -32,7 +35,8 @@ public record Policy(
         long maxTimeoutMs,
         long maxMemoryMb,
         Optional<Set<String>> packs,
-        int maxConcurrentRuns) {
+        int maxConcurrentRuns,
+        Quotas quotas) {
     static final String DEFAULT_NAMES =
             "console, sleep, crypto, format, progress, helpers, media, image, canvas, audio";
 
@@ -45,16 +49,25 @@ public record Policy(
         CAPABILITY_NAMES = Set.copyOf(names);
     }
 
-    private static final Set<String> FIELDS =
-            Set.of(
-                    "capabilities",
-                    "secrets",
-                    "maxTimeoutMs",
-                    "maxMemoryMb",
-                    "packs",
-                    "maxConcurrentRuns");
+    /** The fields of a policy's JSON: its own and its quotas'. */
+    private static final Set<String> FIELDS;
+
+    static {
+        Set<String> fields =
+                new LinkedHashSet<>(
+                        List.of(
+                                "capabilities",
+                                "secrets",
+                                "maxTimeoutMs",
+                                "maxMemoryMb",
+                                "packs",
+                                "maxConcurrentRuns"));
+        fields.addAll(Quotas.FIELDS);
+        FIELDS = Set.copyOf(fields);
+    }
 
     public Policy {
+        Objects.requireNonNull(quotas, "quotas");
         capabilities = Set.copyOf(capabilities);
         secrets = Set.copyOf(secrets);
         packs = packs.map(Set::copyOf);
@@ -86,20 +99,43 @@ public record Policy(
         }
     }
 
+    /** A policy with the {@link Quotas#DEFAULTS default quotas}. */
+    public Policy(
+            Set<String> capabilities,
+            Set<String> secrets,
+            long maxTimeoutMs,
+            long maxMemoryMb,
+            Optional<Set<String>> packs,
+            int maxConcurrentRuns) {
+        this(
+                capabilities,
+                secrets,
+                maxTimeoutMs,
+                maxMemoryMb,
+                packs,
+                maxConcurrentRuns,
+                Quotas.DEFAULTS);
+    }
+
     /**
      * The policy with everything a server allows: every capability, every secret name the server
-     * holds, its ceilings, every pack and all its admission slots. {@code --insecure-no-auth} runs
-     * under it, as a token without a {@code policy} would, minus what the server lacks.
+     * holds, its ceilings, every pack, all its admission slots and the quotas its bounds allow.
+     * {@code --insecure-no-auth}'s one tenant runs under it.
      */
     public static Policy unrestricted(
-            Set<String> secretNames, long maxTimeoutMs, long maxMemoryMb, int maxConcurrentRuns) {
+            Set<String> secretNames,
+            long maxTimeoutMs,
+            long maxMemoryMb,
+            int maxConcurrentRuns,
+            Quotas quotas) {
         return new Policy(
                 CAPABILITY_NAMES,
                 secretNames,
                 maxTimeoutMs,
                 maxMemoryMb,
                 Optional.empty(),
-                maxConcurrentRuns);
+                maxConcurrentRuns,
+                quotas);
     }
 
     /** Whether a run under this policy may import (or have delivered) a module of {@code pack}. */
@@ -108,12 +144,21 @@ public record Policy(
     }
 
     /**
-     * A policy from its JSON form; fields left out take {@code base}'s value. A field this version
-     * does not know is refused, naming it: a typo must never widen or narrow a policy silently.
+     * A policy from its JSON form; fields left out take {@code base}'s value, but quotas, which
+     * take {@link Quotas#DEFAULTS} under {@code base}'s as their bounds (so a token without a
+     * policy still has a share, not the whole server). A field this version does not know is
+     * refused, naming it: a typo must never widen or narrow a policy silently.
      */
     static Policy fromJson(JsonNode node, Policy base, String where) {
         if (node == null || node.isNull()) {
-            return base;
+            return new Policy(
+                    base.capabilities,
+                    base.secrets,
+                    base.maxTimeoutMs,
+                    base.maxMemoryMb,
+                    base.packs,
+                    base.maxConcurrentRuns,
+                    Quotas.fromJson(null, base.quotas));
         }
         if (!node.isObject()) {
             throw new IllegalArgumentException(where + ": policy must be an object");
@@ -150,7 +195,8 @@ public record Policy(
                                             node.get("maxConcurrentRuns"),
                                             "maxConcurrentRuns",
                                             base.maxConcurrentRuns))
-                            : base.maxConcurrentRuns);
+                            : base.maxConcurrentRuns,
+                    Quotas.fromJson(node, base.quotas));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
         }
@@ -171,7 +217,8 @@ public record Policy(
         return out;
     }
 
-    private static long atMost(JsonNode node, String field, long bound) {
+    /** A whole number from 1 to {@code bound}, or a message naming the field and the bound. */
+    static long atMost(JsonNode node, String field, long bound) {
         if (!node.canConvertToExactIntegral() || !node.canConvertToLong()) {
             throw new IllegalArgumentException(field + " must be a whole number");
         }

@@ -34,9 +34,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -139,7 +141,6 @@ public final class SandjarServer implements AutoCloseable {
                         metrics,
                         slots);
         metrics.pool(sandbox.poolSize(), runs::inFlight);
-        this.sessions = new ServerSessions(sandbox, b.sessionsDir);
         this.anonymous =
                 new Tokens.Token(
                         "anonymous",
@@ -148,14 +149,41 @@ public final class SandjarServer implements AutoCloseable {
                                 b.secrets == null ? Set.of() : b.secrets.names(),
                                 basePolicy.maxTimeoutMs(),
                                 basePolicy.maxMemoryMb(),
-                                slots));
+                                slots,
+                                basePolicy.quotas()));
         try {
-            sessions.load(
-                    this::tokenNamed,
-                    o -> runs.sessionOptions(o, tokenNamed(o.token()).orElseThrow()));
+            this.sessions =
+                    new ServerSessions(
+                            sandbox,
+                            b.sessionsDir,
+                            this::tokenNamed,
+                            o -> runs.sessionOptions(o, tokenNamed(o.token()).orElseThrow()));
         } catch (RuntimeException e) {
             closeOwned();
             throw e;
+        }
+        warnIfOversubscribed(tokens);
+    }
+
+    /**
+     * Logs a warning when the tokens' {@code maxSessions} add up to more than the server's session
+     * cap: then tenants at their quotas can together fill the server, and another is refused by the
+     * server's cap instead of its own.
+     */
+    private void warnIfOversubscribed(Tokens t) {
+        if (t == null) {
+            return;
+        }
+        long sum = 0;
+        for (Tokens.Token token : t.all()) {
+            sum += token.policy().quotas().maxSessions();
+        }
+        if (sum > sandbox.maxSessions()) {
+            LOG.warn(
+                    "the tokens' maxSessions add up to {}, more than the server's {} sessions: a"
+                            + " tenant under its quota may meet the server's cap",
+                    sum,
+                    sandbox.maxSessions());
         }
     }
 
@@ -182,7 +210,8 @@ public final class SandjarServer implements AutoCloseable {
                 sandbox.ceilings().timeout().toMillis(),
                 sandbox.ceilings().heapBytes() >> 20,
                 Optional.empty(),
-                slots);
+                slots,
+                Quotas.bounds(sandbox.maxSessions()));
     }
 
     private static ModuleCatalog catalog(Sandbox sandbox, List<Path> packs) {
@@ -271,6 +300,15 @@ public final class SandjarServer implements AutoCloseable {
         c.routes.get("/runner/", guarded(runnerPage::index));
         c.routes.get("/runner/{file}", guarded(runnerPage::asset));
         startWarmUp();
+        sessions.restoreInBackground(config.restoreHook);
+    }
+
+    /**
+     * Completes with how many sessions came back from the sessions directory once the restore pass
+     * that starts with the routes is over (at once without a directory).
+     */
+    CompletableFuture<Integer> sessionsRestored() {
+        return sessions.restored();
     }
 
     private synchronized void startWarmUp() {
@@ -327,6 +365,7 @@ public final class SandjarServer implements AutoCloseable {
         }
         Tokens fresh = Tokens.load(config.tokensFile, basePolicy);
         tokens = fresh;
+        warnIfOversubscribed(fresh);
         LOG.info("token file reloaded: {} tokens", fresh.all().size());
     }
 
@@ -360,6 +399,7 @@ public final class SandjarServer implements AutoCloseable {
         if (app != null) {
             app.stop();
         }
+        sessions.stopRestoring();
         closeOwned();
     }
 
@@ -731,7 +771,7 @@ public final class SandjarServer implements AutoCloseable {
                         List.copyOf(parsed.withhold),
                         Map.copyOf(parsed.limits),
                         idleMs);
-        String id = sessions.open(opening, runs.sessionOptions(opening, token));
+        String id = sessions.open(token, opening, runs.sessionOptions(opening, token));
         ok(ctx, "{\"id\":" + quote(id) + "}");
     }
 
@@ -740,7 +780,7 @@ public final class SandjarServer implements AutoCloseable {
         try {
             Tokens.Token token = token(ctx);
             String id = ctx.pathParam("id");
-            sessions.get(id, token); // 404 before reading the body
+            sessions.check(id, token); // 404 (or 503) before reading the body
             RunBody body = RunBody.parse(body(ctx));
             RunRequest call = runs.sessionCall(body, token);
             RunResult r = sessions.run(id, token, call, runs);
@@ -948,6 +988,7 @@ public final class SandjarServer implements AutoCloseable {
         private Path workspaces;
         private VideoConfig video;
         private Path sessionsDir;
+        private Consumer<String> restoreHook = id -> {};
         private SecretStore secrets;
 
         private Builder() {}
@@ -1066,11 +1107,18 @@ public final class SandjarServer implements AutoCloseable {
 
         /**
          * Where the server keeps its sessions (docs/sessions.md, "Over HTTP"): each is written
-         * there after every call, atomically, and the server restores them when it starts. Without
-         * it sessions live only in memory.
+         * there after every call, atomically and authenticated under the key {@code DIR/.key} (made
+         * on first start), and the server restores them in the background once its routes are
+         * installed. Without it sessions live only in memory.
          */
         public Builder sessionsDir(Path dir) {
             this.sessionsDir = Objects.requireNonNull(dir, "dir");
+            return this;
+        }
+
+        /** Sees each session id before the restore pass reads its file: tests hold it there. */
+        Builder restoreHook(Consumer<String> hook) {
+            this.restoreHook = Objects.requireNonNull(hook, "hook");
             return this;
         }
 

@@ -102,6 +102,18 @@ final class ServerHarness implements AutoCloseable {
                 p.maxConcurrentRuns());
     }
 
+    static Policy withQuotas(Quotas quotas) {
+        Policy p = policy();
+        return new Policy(
+                p.capabilities(),
+                p.secrets(),
+                p.maxTimeoutMs(),
+                p.maxMemoryMb(),
+                p.packs(),
+                p.maxConcurrentRuns(),
+                quotas);
+    }
+
     static Policy withMaxConcurrentRuns(int runs) {
         Policy p = policy();
         return new Policy(
@@ -124,6 +136,36 @@ final class ServerHarness implements AutoCloseable {
 
     HttpResponse<String> delete(String path, String token) {
         return send(request(path, token).DELETE().build());
+    }
+
+    /** {@code POST path} with a JSON body (may be empty). */
+    HttpResponse<String> post(String path, String token, String body) {
+        return send(
+                request(path, token)
+                        .header("Content-Type", "application/json")
+                        .POST(BodyPublishers.ofString(body))
+                        .build());
+    }
+
+    /** Opens a session ({@code POST /api/sessions} with {@code body}); returns its id. */
+    String openSession(String token, String body) {
+        HttpResponse<String> res = post("/api/sessions", token, body);
+        assertEquals(200, res.statusCode(), res.body());
+        return json(res).get("id").asText();
+    }
+
+    /** {@code POST /api/sessions/{id}/runs} with {@code code}, answered 200; the result body. */
+    JsonNode sessionCall(String id, String token, String code) {
+        HttpResponse<String> res = sessionCallResponse(id, token, code);
+        assertEquals(200, res.statusCode(), res.body());
+        return json(res);
+    }
+
+    HttpResponse<String> sessionCallResponse(String id, String token, String code) {
+        return post(
+                "/api/sessions/" + id + "/runs",
+                token,
+                JSON.createObjectNode().put("code", code).toString());
     }
 
     /** {@code POST /api/runs} with a JSON body, answered as JSON. */

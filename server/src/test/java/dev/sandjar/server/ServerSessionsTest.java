@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sandjar.quickjs.testing.EngineLeakCheck;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,28 +43,15 @@ class ServerSessionsTest {
 
     private static HttpResponse<String> post(
             ServerHarness h, String path, String token, String body) {
-        return ServerHarness.send(
-                h.request(path, token)
-                        .header("Content-Type", "application/json")
-                        .POST(BodyPublishers.ofString(body))
-                        .build());
+        return h.post(path, token, body);
     }
 
     private static String open(ServerHarness h, String token, String body) {
-        HttpResponse<String> res = post(h, "/api/sessions", token, body);
-        assertEquals(200, res.statusCode(), res.body());
-        return json(res).get("id").asText();
+        return h.openSession(token, body);
     }
 
     private static JsonNode call(ServerHarness h, String id, String token, String code) {
-        HttpResponse<String> res =
-                post(
-                        h,
-                        "/api/sessions/" + id + "/runs",
-                        token,
-                        ServerHarness.JSON.createObjectNode().put("code", code).toString());
-        assertEquals(200, res.statusCode(), res.body());
-        return json(res);
+        return h.sessionCall(id, token, code);
     }
 
     @Test
@@ -170,8 +156,8 @@ class ServerSessionsTest {
             assertEquals(200, h.delete("/api/sessions/" + gone, CI).statusCode());
             try (Stream<Path> files = Files.list(sessions)) {
                 assertEquals(
-                        List.of(id + ".session"),
-                        files.map(p -> p.getFileName().toString()).toList());
+                        List.of(SessionFiles.KEY_FILE, id + ".session"),
+                        files.map(p -> p.getFileName().toString()).sorted().toList());
             }
         }
         try (ServerHarness h = ServerHarness.start(server(sessions))) {

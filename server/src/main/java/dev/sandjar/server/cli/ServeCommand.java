@@ -43,8 +43,9 @@ final class ServeCommand {
                     "  --workspaces DIR         root of the runs' workspaces (DIR/TOKEN/ID)",
                     "  --video                  let runs ask for video (the host's ffmpeg), where"
                             + " their token's policy allows it",
-                    "  --sessions-dir DIR       keep sessions in DIR, written after each call and"
-                            + " restored on start",
+                    "  --sessions-dir DIR       keep sessions in DIR, written after each call"
+                            + " (authenticated with the key DIR/.key, made on first start) and"
+                            + " restored in the background on start",
                     "  --secrets-env PREFIX     hold the environment's PREFIX<NAME> variables as"
                             + " secrets policies may grant");
 

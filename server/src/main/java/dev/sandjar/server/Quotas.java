@@ -1,0 +1,78 @@
+package dev.sandjar.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Set;
+
+/**
+ * A token's share of what the server's tenants share, beside {@link Policy#maxConcurrentRuns()}
+ * (docs/server.md, "Tokens and policies"). A token at one of its quotas is refused (429, naming the
+ * quota and its value); another token is not. The server's own caps stay the outer bound.
+ *
+ * <p>Every quota is here: its field (the same name in the token file), its default, its bound and
+ * its check, so a new quota is one more component and one more line in each of {@link #DEFAULTS},
+ * {@link #bounds}, {@link #FIELDS}, {@link #fromJson} and the compact constructor. Immutable.
+ *
+ * @param maxSessions live sessions the token holds at once: opened, forked and restored ones
+ * @param maxSessionBytes bytes of the token's session files under {@code --sessions-dir}
+ * @param maxForksPerMinute forks the token makes in any 60 seconds (a sliding window)
+ */
+public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinute) {
+    /** What a token whose policy names no quota gets (each capped by the server's bound). */
+    public static final Quotas DEFAULTS = new Quotas(10, 1L << 30, 60);
+
+    /** The largest {@code maxSessionBytes} a server allows: 1 PiB, in effect no bound. */
+    static final long MAX_SESSION_BYTES = 1L << 50;
+
+    /** The largest {@code maxForksPerMinute} a server allows. */
+    static final int MAX_FORKS_PER_MINUTE = 100_000;
+
+    /** The policy fields that are quotas. */
+    static final Set<String> FIELDS = Set.of("maxSessions", "maxSessionBytes", "maxForksPerMinute");
+
+    public Quotas {
+        if (maxSessions < 1) {
+            throw new IllegalArgumentException("maxSessions (" + maxSessions + ") must be >= 1");
+        }
+        if (maxSessionBytes < 1) {
+            throw new IllegalArgumentException(
+                    "maxSessionBytes (" + maxSessionBytes + ") must be >= 1");
+        }
+        if (maxForksPerMinute < 1) {
+            throw new IllegalArgumentException(
+                    "maxForksPerMinute (" + maxForksPerMinute + ") must be >= 1");
+        }
+    }
+
+    /**
+     * The bounds of a server whose sandbox holds at most {@code serverMaxSessions} sessions: what a
+     * token's quotas may not exceed, and what {@code --insecure-no-auth}'s one tenant gets.
+     */
+    static Quotas bounds(int serverMaxSessions) {
+        return new Quotas(serverMaxSessions, MAX_SESSION_BYTES, MAX_FORKS_PER_MINUTE);
+    }
+
+    /**
+     * The quotas a policy's JSON names, each between 1 and {@code bound}'s; one it leaves out (or a
+     * token without a policy, {@code policy} null) takes {@link #DEFAULTS}' value, capped by {@code
+     * bound}'s.
+     */
+    static Quotas fromJson(JsonNode policy, Quotas bound) {
+        return new Quotas(
+                Math.toIntExact(
+                        quota(policy, "maxSessions", DEFAULTS.maxSessions, bound.maxSessions)),
+                quota(policy, "maxSessionBytes", DEFAULTS.maxSessionBytes, bound.maxSessionBytes),
+                Math.toIntExact(
+                        quota(
+                                policy,
+                                "maxForksPerMinute",
+                                DEFAULTS.maxForksPerMinute,
+                                bound.maxForksPerMinute)));
+    }
+
+    private static long quota(JsonNode policy, String field, long fallback, long bound) {
+        if (policy == null || !policy.has(field)) {
+            return Math.min(fallback, bound);
+        }
+        return Policy.atMost(policy.get(field), field, bound);
+    }
+}
