@@ -235,8 +235,11 @@ final class HostAccount {
                 isolatedDone(this);
                 return;
             }
+            // Half the watchdog's grace past the wall bound: a synchronous call's wait ends, and
+            // its run unwinds, before the watchdog would interrupt the engine thread for the bound
+            // and cost it its engine.
             long deadline =
-                    System.nanoTime() + budget.wallRemainingNanos() + Watchdog.GRACE.toNanos();
+                    System.nanoTime() + budget.wallRemainingNanos() + Watchdog.GRACE.toNanos() / 2;
             CompletableFuture<Object> f =
                     workers.call(
                             new HostWorkers.Request(

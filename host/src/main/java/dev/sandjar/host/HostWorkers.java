@@ -10,6 +10,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -40,6 +41,7 @@ final class HostWorkers implements AutoCloseable {
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final int STDERR_TAIL = 20;
+    private static final Path NICE = Path.of("/usr/bin/nice");
 
     private final HostIsolation config;
     private final int max;
@@ -386,6 +388,11 @@ final class HostWorkers implements AutoCloseable {
                             + " HostIsolation.builder().withClassPath(...)");
         }
         List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(NICE)) {
+            // Host work yields the CPU to the engines: a tenant's parsing never slows another's
+            // guest code more than the scheduler's share for a niced process allows.
+            cmd.addAll(List.of(NICE.toString(), "-n", "10"));
+        }
         cmd.add(java);
         cmd.add("-Xmx" + (config.heapBytes() >> 20) + "m");
         cmd.add("-XX:+UseSerialGC");

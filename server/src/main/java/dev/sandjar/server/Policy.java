@@ -143,6 +143,11 @@ public record Policy(
         return packs.isEmpty() || packs.get().contains(pack);
     }
 
+    /** This policy with another {@code maxConcurrentRuns}. */
+    Policy withMaxConcurrentRuns(int n) {
+        return new Policy(capabilities, secrets, maxTimeoutMs, maxMemoryMb, packs, n, quotas);
+    }
+
     /**
      * A policy from its JSON form; fields left out take {@code base}'s value, but quotas, which
      * take {@link Quotas#DEFAULTS} under {@code base}'s as their bounds (so a token without a

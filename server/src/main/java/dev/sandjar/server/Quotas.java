@@ -15,10 +15,19 @@ import java.util.Set;
  * @param maxSessions live sessions the token holds at once: opened, forked and restored ones
  * @param maxSessionBytes bytes of the token's session files under {@code --sessions-dir}
  * @param maxForksPerMinute forks the token makes in any 60 seconds (a sliding window)
+ * @param maxHostMemoryBytes host memory the token's runs hold at once on the server (media handles,
+ *     results crossing from worker processes, in-process host calls: {@code HostMemory},
+ *     docs/sandbox.md, "Host work"), and the ceiling of a request's {@code limits.hostMemoryMb}
  */
-public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinute) {
+public record Quotas(
+        int maxSessions, long maxSessionBytes, int maxForksPerMinute, long maxHostMemoryBytes) {
     /** What a token whose policy names no quota gets (each capped by the server's bound). */
-    public static final Quotas DEFAULTS = new Quotas(10, 1L << 30, 60);
+    public static final Quotas DEFAULTS = new Quotas(10, 1L << 30, 60, 256L << 20);
+
+    /** The quotas of an earlier version, with the default host memory. */
+    public Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinute) {
+        this(maxSessions, maxSessionBytes, maxForksPerMinute, DEFAULTS.maxHostMemoryBytes);
+    }
 
     /** The largest {@code maxSessionBytes} a server allows: 1 PiB, in effect no bound. */
     static final long MAX_SESSION_BYTES = 1L << 50;
@@ -27,7 +36,11 @@ public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinut
     static final int MAX_FORKS_PER_MINUTE = 100_000;
 
     /** The policy fields that are quotas. */
-    static final Set<String> FIELDS = Set.of("maxSessions", "maxSessionBytes", "maxForksPerMinute");
+    static final Set<String> FIELDS =
+            Set.of("maxSessions", "maxSessionBytes", "maxForksPerMinute", "maxHostMemoryBytes");
+
+    /** The largest {@code maxHostMemoryBytes} a server allows: 1 PiB, in effect no bound. */
+    static final long MAX_HOST_MEMORY_BYTES = 1L << 50;
 
     public Quotas {
         if (maxSessions < 1) {
@@ -41,6 +54,10 @@ public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinut
             throw new IllegalArgumentException(
                     "maxForksPerMinute (" + maxForksPerMinute + ") must be >= 1");
         }
+        if (maxHostMemoryBytes < (1L << 20)) {
+            throw new IllegalArgumentException(
+                    "maxHostMemoryBytes (" + maxHostMemoryBytes + ") must be >= 1048576");
+        }
     }
 
     /**
@@ -48,7 +65,8 @@ public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinut
      * token's quotas may not exceed, and what {@code --insecure-no-auth}'s one tenant gets.
      */
     static Quotas bounds(int serverMaxSessions) {
-        return new Quotas(serverMaxSessions, MAX_SESSION_BYTES, MAX_FORKS_PER_MINUTE);
+        return new Quotas(
+                serverMaxSessions, MAX_SESSION_BYTES, MAX_FORKS_PER_MINUTE, MAX_HOST_MEMORY_BYTES);
     }
 
     /**
@@ -66,7 +84,12 @@ public record Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinut
                                 policy,
                                 "maxForksPerMinute",
                                 DEFAULTS.maxForksPerMinute,
-                                bound.maxForksPerMinute)));
+                                bound.maxForksPerMinute)),
+                quota(
+                        policy,
+                        "maxHostMemoryBytes",
+                        DEFAULTS.maxHostMemoryBytes,
+                        bound.maxHostMemoryBytes));
     }
 
     private static long quota(JsonNode policy, String field, long fallback, long bound) {

@@ -50,7 +50,8 @@ final class RunBody {
                     "outputBytes",
                     "logLines",
                     "logChars",
-                    "pendingOperations");
+                    "pendingOperations",
+                    "hostMemoryMb");
     private static final Set<String> CAPABILITY_FIELDS =
             Set.of("fetch", "workspace", "secrets", "withhold", "video");
     private static final Set<String> FETCH_FIELDS = Set.of("allowPrivateNetwork");

@@ -13,6 +13,7 @@ import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.bridges.workspace.FilesystemAccess;
 import dev.sandjar.bridges.workspace.WorkspaceBridge;
 import dev.sandjar.bridges.workspace.WorkspaceLimits;
+import dev.sandjar.host.HostMemory;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.LogEntry;
@@ -105,6 +106,8 @@ final class RunService {
     }
 
     private final Sandbox sandbox;
+    private final java.util.Map<String, HostMemory> hostMemories =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final ModuleCatalog catalog;
     private final Fetch publicFetch;
     private final Fetch privateFetch;
@@ -161,6 +164,7 @@ final class RunService {
         }
         body.globalsJson.forEach(request::jsonGlobal);
         request.limits(limits(body.limits, policy));
+        request.hostMemory(hostMemory(token));
         request.bridges(capabilities(body, token, listener));
         request.onLog(listener::log);
         ModuleResolution modules = modules(body.code, policy);
@@ -254,7 +258,11 @@ final class RunService {
         if (full.pendingOperations() != null) {
             b.pendingOperations(full.pendingOperations());
         }
+        if (full.hostBytes() != null) {
+            b.hostBytes(full.hostBytes());
+        }
         request.limits(b.build());
+        request.hostMemory(hostMemory(token));
         return request.build();
     }
 
@@ -299,6 +307,7 @@ final class RunService {
                         .inputs(declared)
                         .outputs(body.outputs)
                         .limits(limits(body.limits, policy))
+                        .hostMemory(hostMemory(token))
                         // the node reports progress into its own events
                         .bridges(capabilities(body, token, SseEvents.NONE));
         if (body.emitQueue != null) {
@@ -318,6 +327,19 @@ final class RunService {
         RefusedImport(String message) {
             super(message, null, false, false);
         }
+    }
+
+    /**
+     * The token's host memory in flight (its {@code maxHostMemoryBytes} quota): every run of the
+     * token counts against it, so one tenant's decoding and parsing never takes another's share.
+     */
+    HostMemory hostMemory(Tokens.Token token) {
+        return hostMemories.computeIfAbsent(
+                token.name(),
+                name ->
+                        HostMemory.of(
+                                "the token's host memory (maxHostMemoryBytes)",
+                                token.policy().quotas().maxHostMemoryBytes()));
     }
 
     private Limits limits(Map<String, Long> asked, Policy policy) {
@@ -357,6 +379,14 @@ final class RunService {
                 case "pendingOperations" -> {
                     atMost(e.getKey(), v, ceilings.pendingOperations(), Long.MAX_VALUE);
                     b.pendingOperations((int) v);
+                }
+                case "hostMemoryMb" -> {
+                    atMost(
+                            e.getKey(),
+                            v,
+                            ceilings.hostBytes() >> 20,
+                            policy.quotas().maxHostMemoryBytes() >> 20);
+                    b.hostBytes(v << 20);
                 }
                 default -> {
                     // timeoutMs and memoryMb: above

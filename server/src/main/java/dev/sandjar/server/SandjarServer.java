@@ -5,6 +5,7 @@ import dev.sandjar.bridges.fetch.FetchConfig;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.host.EngineException;
+import dev.sandjar.host.HostIsolation;
 import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
@@ -112,7 +113,7 @@ public final class SandjarServer implements AutoCloseable {
     private SandjarServer(Builder b) {
         this.config = b;
         this.ownsSandbox = b.sandbox == null;
-        this.sandbox = ownsSandbox ? Sandbox.builder().poolSize(b.pool).build() : b.sandbox;
+        this.sandbox = ownsSandbox ? sandbox(b) : b.sandbox;
         int slots = sandbox.poolSize() + b.queue;
         this.basePolicy = basePolicy(sandbox, slots);
         try {
@@ -120,7 +121,10 @@ public final class SandjarServer implements AutoCloseable {
             this.publicFetch = Fetch.create(FetchConfig.defaults());
             this.privateFetch =
                     Fetch.create(FetchConfig.builder().withAllowPrivateNetwork(true).build());
-            this.tokens = b.tokensFile != null ? Tokens.load(b.tokensFile, basePolicy) : b.tokens;
+            this.tokens =
+                    b.tokensFile != null
+                            ? Tokens.load(b.tokensFile, basePolicy, sandbox.poolSize())
+                            : b.tokens;
         } catch (IOException e) {
             closeOwned();
             throw new IllegalArgumentException(
@@ -193,6 +197,26 @@ public final class SandjarServer implements AutoCloseable {
             return name.equals(anonymous.name()) ? Optional.of(anonymous) : Optional.empty();
         }
         return tokens.all().stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
+    /** The sandbox a server builds for itself, from its builder's settings. */
+    private static Sandbox sandbox(Builder b) {
+        HostIsolation isolation;
+        if (b.hostWorkers == 0) {
+            isolation = HostIsolation.inProcess();
+        } else {
+            HostIsolation.Builder h =
+                    HostIsolation.builder().withHeapBytes((long) b.hostWorkerHeapMb << 20);
+            if (b.hostWorkers > 0) {
+                h.withWorkers(b.hostWorkers);
+            }
+            isolation = h.build();
+        }
+        Sandbox.Builder sb = Sandbox.builder().poolSize(b.pool).hostIsolation(isolation);
+        if (b.hostMemoryMb > 0) {
+            sb.hostMemoryBytes(b.hostMemoryMb << 20);
+        }
+        return sb.build();
     }
 
     public static Builder builder() {
@@ -973,6 +997,9 @@ public final class SandjarServer implements AutoCloseable {
     public static final class Builder {
         private Sandbox sandbox;
         private int pool = Runtime.getRuntime().availableProcessors();
+        private int hostWorkers = -1;
+        private int hostWorkerHeapMb = 512;
+        private long hostMemoryMb;
         private Integer queueSet;
         private int queue;
         private ModuleCatalog catalog;
@@ -996,6 +1023,46 @@ public final class SandjarServer implements AutoCloseable {
         /** A sandbox the caller owns (its pool size is then the server's); else one is built. */
         public Builder sandbox(Sandbox s) {
             this.sandbox = Objects.requireNonNull(s, "sandbox");
+            return this;
+        }
+
+        /**
+         * Worker processes of the sandbox the server builds, for the host work that runs in them
+         * (document parsers, canvas; docs/sandbox.md, "Host work"); default: the pool size, at most
+         * 4. 0 runs that work in the server's own JVM instead.
+         */
+        public Builder hostWorkers(int n) {
+            if (n < 0 || n > HostIsolation.MAX_WORKERS) {
+                throw new IllegalArgumentException(
+                        "hostWorkers ("
+                                + n
+                                + ") must be between 0 and "
+                                + HostIsolation.MAX_WORKERS);
+            }
+            this.hostWorkers = n;
+            return this;
+        }
+
+        /** Each worker process's heap, 64 to 16384 MiB; default 512. */
+        public Builder hostWorkerHeapMb(int mb) {
+            if (mb < 64 || mb > 16384) {
+                throw new IllegalArgumentException(
+                        "hostWorkerHeapMb (" + mb + ") must be between 64 and 16384");
+            }
+            this.hostWorkerHeapMb = mb;
+            return this;
+        }
+
+        /**
+         * Host memory all runs may hold at once in the server's JVM ({@code HostMemory}), at least
+         * 16 MiB; default half the JVM's maximum heap. Each token's own share is its policy's
+         * {@code maxHostMemoryBytes}.
+         */
+        public Builder hostMemoryMb(long mb) {
+            if (mb < 16 || mb > (1L << 30)) {
+                throw new IllegalArgumentException("hostMemoryMb (" + mb + ") must be >= 16");
+            }
+            this.hostMemoryMb = mb;
             return this;
         }
 

@@ -82,6 +82,17 @@ public final class Tokens {
      * @throws IllegalArgumentException naming the file, the entry and what is wrong with it
      */
     public static Tokens load(Path file, Policy base) throws IOException {
+        return load(file, base, 1);
+    }
+
+    /**
+     * Reads a token file for a server of {@code poolSize} engines. With two or more tokens and two
+     * or more engines, a token whose policy does not name {@code maxConcurrentRuns} may have at
+     * most {@code poolSize - 1} runs at once: no single tenant holds every engine, so another
+     * tenant's run never waits behind its work (issue 34's noisy neighbour). One token keeps every
+     * slot.
+     */
+    public static Tokens load(Path file, Policy base, int poolSize) throws IOException {
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(Files.readString(file, StandardCharsets.UTF_8));
@@ -94,6 +105,7 @@ public final class Tokens {
         }
         unknownFields(root, Set.of("tokens"), file + "");
         List<Token> out = new ArrayList<>();
+        List<Integer> sharedDefault = new ArrayList<>();
         int i = 0;
         for (JsonNode t : root.get("tokens")) {
             String where = file + ": tokens[" + i++ + "]";
@@ -113,8 +125,20 @@ public final class Tokens {
                                 name,
                                 HexFormat.of().parseHex(hex.toLowerCase(java.util.Locale.ROOT)),
                                 Policy.fromJson(t.get("policy"), base, "policy")));
+                if (!t.path("policy").has("maxConcurrentRuns")) {
+                    sharedDefault.add(out.size() - 1);
+                }
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            }
+        }
+        if (out.size() >= 2 && poolSize >= 2) {
+            for (int k : sharedDefault) {
+                Token t = out.get(k);
+                int share = Math.min(t.policy().maxConcurrentRuns(), poolSize - 1);
+                out.set(
+                        k,
+                        new Token(t.name(), t.sha256(), t.policy().withMaxConcurrentRuns(share)));
             }
         }
         try {

@@ -4,6 +4,7 @@ import dev.sandjar.bridges.Capabilities;
 import dev.sandjar.bridges.internal.GuestScripts;
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.CodeAnalysis;
+import dev.sandjar.host.HostMemory;
 import dev.sandjar.host.InvalidRequestException;
 import dev.sandjar.host.Limits;
 import dev.sandjar.host.ModuleResolution;
@@ -88,6 +89,7 @@ public final class CodeNode {
     final Set<String> outputs;
     final int emitQueue;
     final Limits limits;
+    final List<HostMemory> hostMemories;
     final List<Bridge> bridges;
     final ModuleResolution modules;
     final CodeAnalysis analysis;
@@ -102,6 +104,7 @@ public final class CodeNode {
         this.outputs = Set.copyOf(b.outputs);
         this.emitQueue = b.emitQueue;
         this.limits = b.limits;
+        this.hostMemories = List.copyOf(b.hostMemories);
         this.bridges = List.copyOf(b.bridges);
         this.modules = b.modules;
         this.analysis = sandbox.analyzeReferences(code);
@@ -193,6 +196,7 @@ public final class CodeNode {
         private final Set<String> outputs = new LinkedHashSet<>();
         private int emitQueue = DEFAULT_EMIT_QUEUE;
         private Limits limits = Limits.builder().build();
+        private final List<HostMemory> hostMemories = new ArrayList<>();
         private List<Bridge> bridges = Capabilities.defaults();
         private ModuleResolution modules;
 
@@ -233,6 +237,12 @@ public final class CodeNode {
                         "the emit queue must hold 1 to " + MAX_EMIT_QUEUE + " emits, got " + size);
             }
             this.emitQueue = size;
+            return this;
+        }
+
+        /** A budget of host memory the runs count against ({@code RunRequest.hostMemory}). */
+        public Builder hostMemory(HostMemory budget) {
+            this.hostMemories.add(Objects.requireNonNull(budget, "budget"));
             return this;
         }
 

@@ -191,6 +191,7 @@ final class NodeRunner implements NodeExecution {
                                 })
                         .input("inputs", values)
                         .global("state", new LinkedHashMap<>(st));
+        node.hostMemories.forEach(r::hostMemory);
         if (node.modules != null) {
             r.modules(node.modules);
         }

@@ -2,6 +2,7 @@ package dev.sandjar.server.cli;
 
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.video.VideoConfig;
+import dev.sandjar.host.HostIsolation;
 import dev.sandjar.server.SandjarServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -31,6 +32,11 @@ final class ServeCommand {
                     "  --insecure-no-auth       serve without tokens (loopback addresses only)",
                     "  --pool N                 engine instances (default: one per core)",
                     "  --queue N                runs admitted beyond the pool (default 4 x pool)",
+                    "  --host-workers N         worker processes for document parsing and canvas"
+                            + " (default: the pool size, at most 4; 0 runs them in this JVM)",
+                    "  --host-worker-heap-mb N  each worker's heap (default 512, 64..16384)",
+                    "  --host-memory-mb N       host memory all runs may hold in this JVM"
+                            + " (default: half the heap)",
                     "  --grace-seconds N        drain grace on SIGTERM (default "
                             + SandjarServer.DEFAULT_DRAIN_GRACE.toSeconds()
                             + ", 0..3600)",
@@ -66,6 +72,15 @@ final class ServeCommand {
                 }
                 case "--insecure-no-auth" -> b.insecureNoAuth();
                 case "--pool" -> b.pool((int) SandjarCli.number(args, ++i, a, 1, 256));
+                case "--host-workers" ->
+                        b.hostWorkers(
+                                (int)
+                                        SandjarCli.number(
+                                                args, ++i, a, 0, HostIsolation.MAX_WORKERS));
+                case "--host-worker-heap-mb" ->
+                        b.hostWorkerHeapMb((int) SandjarCli.number(args, ++i, a, 64, 16384));
+                case "--host-memory-mb" ->
+                        b.hostMemoryMb(SandjarCli.number(args, ++i, a, 16, 1L << 30));
                 case "--queue" -> b.queue((int) SandjarCli.number(args, ++i, a, 0, 100_000));
                 case "--grace-seconds" ->
                         b.drainGrace(Duration.ofSeconds(SandjarCli.number(args, ++i, a, 0, 3600)));
