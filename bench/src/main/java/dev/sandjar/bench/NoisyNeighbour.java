@@ -166,7 +166,7 @@ public final class NoisyNeighbour {
                 post(base, QUIET, ORDINARY);
             }
             List<String> failures = new ArrayList<>();
-            long[] solo = ordinary(base, phase, failures);
+            long[] solo = ordinary(base, phase, failures, () -> true, phase);
             progress.accept("now beside the bombs");
             Map<String, Map<String, Integer>> outcomes = new ConcurrentHashMap<>();
             AtomicBoolean stop = new AtomicBoolean();
@@ -183,9 +183,10 @@ public final class NoisyNeighbour {
                                         String name = names.get(i % names.size());
                                         String outcome = outcome(base, bombs.get(name));
                                         if (outcome.equals("HTTP 429")) {
-                                            // the tenant at its own cap: the next bomb, later
+                                            // the tenant at its own cap: this bomb, later
                                             refused.incrementAndGet();
                                             sleep(50);
+                                            i--;
                                             continue;
                                         }
                                         outcomes.computeIfAbsent(name, k -> new TreeMap<>())
@@ -198,7 +199,14 @@ public final class NoisyNeighbour {
             }
             long[] beside;
             try {
-                beside = ordinary(base, phase, failures);
+                // The phase, and at least until every bomb went off once (at most four phases).
+                beside =
+                        ordinary(
+                                base,
+                                phase,
+                                failures,
+                                () -> outcomes.keySet().containsAll(bombs.keySet()),
+                                phase.multipliedBy(4));
             } finally {
                 stop.set(true);
                 for (Thread th : noisy) {
@@ -226,12 +234,19 @@ public final class NoisyNeighbour {
     }
 
     /**
-     * The ordinary tenant's runs for {@code phase}: their latencies, sorted; failures collected.
+     * The ordinary tenant's runs for {@code phase}, and on until {@code enough} (at most {@code
+     * most}): their latencies, sorted; failures collected.
      */
-    private long[] ordinary(String base, Duration phase, List<String> failures) {
+    private long[] ordinary(
+            String base,
+            Duration phase,
+            List<String> failures,
+            java.util.function.BooleanSupplier enough,
+            Duration most) {
         ConcurrentLinkedQueue<Long> lat = new ConcurrentLinkedQueue<>();
-        long end = System.nanoTime() + phase.toNanos();
-        while (System.nanoTime() < end) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < phase.toNanos()
+                || (!enough.getAsBoolean() && System.nanoTime() - start < most.toNanos())) {
             long t0 = System.nanoTime();
             HttpResponse<String> r = post(base, QUIET, ORDINARY);
             long t = System.nanoTime() - t0;

@@ -410,6 +410,10 @@ final class HostAccount {
                                 where + ": the host ran out of memory while working on this call"));
             } finally {
                 sandbox.hostMeter().finished(this);
+                long last = held;
+                for (HostMemory m : memories) {
+                    m.unmeter(last);
+                }
                 synchronized (this) {
                     thread = null;
                     charge(HostMeter.cpuNow() - startCpu - metered);

@@ -21,7 +21,7 @@ public final class HostMemory {
     private final String name;
     private final long maxBytes;
     private final AtomicLong reserved = new AtomicLong();
-    private volatile long metered;
+    private final AtomicLong metered = new AtomicLong();
 
     private HostMemory(String name, long maxBytes) {
         this.name = name;
@@ -51,14 +51,14 @@ public final class HostMemory {
 
     /** Bytes held now: reservations plus the in-process calls as last metered. */
     public long inUse() {
-        return reserved.get() + metered;
+        return reserved.get() + metered.get();
     }
 
     /** Takes {@code bytes}, or returns false (taking nothing) when that would pass the budget. */
     boolean tryReserve(long bytes) {
         while (true) {
             long now = reserved.get();
-            if (now + bytes + metered > maxBytes) {
+            if (now + bytes + metered.get() > maxBytes) {
                 return false;
             }
             if (reserved.compareAndSet(now, now + bytes)) {
@@ -76,8 +76,14 @@ public final class HostMemory {
         return reserved.get();
     }
 
+    /** The meter's sum of the in-process calls working now. */
     void metered(long bytes) {
-        metered = bytes;
+        metered.set(bytes);
+    }
+
+    /** A metered call ended: its bytes no longer count, without waiting for the next tick. */
+    void unmeter(long bytes) {
+        metered.updateAndGet(m -> Math.max(0, m - bytes));
     }
 
     BridgeException exhausted(String where, long bytes) {
