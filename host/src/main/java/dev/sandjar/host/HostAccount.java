@@ -408,6 +408,21 @@ final class HostAccount {
                                 "RangeError",
                                 "HOST_MEMORY_LIMIT",
                                 where + ": the host ran out of memory while working on this call"));
+            } catch (Throwable e) {
+                // Whatever else: the guest's promise settles, and the JVM's own errors go on up.
+                out.completeExceptionally(
+                        BridgeException.hostError(
+                                where
+                                        + " failed on the host ("
+                                        + e.getClass().getSimpleName()
+                                        + ")"));
+                if (e instanceof VirtualMachineError vme) {
+                    throw vme;
+                }
+                LOG.log(
+                        java.util.logging.Level.WARNING,
+                        "run " + runId + ": " + where + " failed",
+                        e);
             } finally {
                 sandbox.hostMeter().finished(this);
                 long last = held;

@@ -328,7 +328,10 @@ final class HostWorkers implements AutoCloseable {
                     } else {
                         w.idleSince = System.nanoTime();
                         idle.addFirst(w);
-                        scheduleIdleCheck(w);
+                        if (!w.idleCheck) {
+                            w.idleCheck = true;
+                            scheduleIdleCheck(w, config.idleTimeout().toNanos());
+                        }
                     }
                 }
                 return;
@@ -349,19 +352,30 @@ final class HostWorkers implements AutoCloseable {
         }
     }
 
-    private void scheduleIdleCheck(Worker w) {
-        long since = w.idleSince;
+    /**
+     * One pending check per worker: it ends the worker once it has been idle for the idle timeout,
+     * else looks again when that time would be up.
+     */
+    private void scheduleIdleCheck(Worker w, long delayNanos) {
         timer.schedule(
                 () -> {
                     synchronized (this) {
-                        if (w.idleSince != since || !idle.remove(w)) {
-                            return; // it worked since
+                        if (!idle.contains(w)) {
+                            w.idleCheck = false; // working or gone: its next release schedules
+                            return;
                         }
+                        long left =
+                                config.idleTimeout().toNanos() - (System.nanoTime() - w.idleSince);
+                        if (left > 0) {
+                            scheduleIdleCheck(w, left);
+                            return;
+                        }
+                        idle.remove(w);
                     }
                     retire(w);
                     w.close();
                 },
-                config.idleTimeout().toNanos(),
+                delayNanos,
                 TimeUnit.NANOSECONDS);
     }
 
@@ -544,6 +558,7 @@ final class HostWorkers implements AutoCloseable {
         final DataOutputStream out;
         final Deque<String> stderrTail = new ArrayDeque<>();
         volatile long idleSince;
+        boolean idleCheck; // a check is scheduled; guarded by the pool
 
         Worker(Process process, int id) {
             this.process = process;

@@ -113,10 +113,21 @@ class HostWorkTest {
                 "tasks.local",
                 call -> {
                     if (kind.equals("alloc")) {
+                        // n MiB, kept, then held for a second, checking: long enough for the
+                        // meter (every 20 ms) to see it however fast the allocation was.
                         List<byte[]> kept = new ArrayList<>();
                         for (long i = 0; i < n; i++) {
                             kept.add(new byte[1 << 20]);
                             call.check();
+                        }
+                        for (int i = 0; i < 100; i++) {
+                            call.check();
+                            try {
+                                Thread.sleep(10);
+                            } catch (InterruptedException e) {
+                                call.check();
+                                throw new IllegalStateException("interrupted without a stop");
+                            }
                         }
                         return (long) kept.size();
                     }
@@ -349,5 +360,31 @@ class HostWorkTest {
         assertEquals(List.of("HOST_MEMORY_LIMIT", true), v);
         HostMemory large = HostMemory.of("tenant b's host memory", 512L << 20);
         assertEquals(16L, ok(run("return await tasks.local('alloc', 16)", large)));
+    }
+
+    /** A worker idle for its idle timeout exits; the next call starts another. */
+    @Test
+    void anIdleWorkerExitsAndTheNextCallStartsAnother() throws Exception {
+        try (Sandbox own =
+                Sandbox.builder()
+                        .poolSize(1)
+                        .hostIsolation(
+                                HostIsolation.builder()
+                                        .withWorkers(1)
+                                        .withIdleTimeout(Duration.ofSeconds(1))
+                                        .build())
+                        .build()) {
+            String code = "return await tasks.run('echo', 7)";
+            RunRequest request = RunRequest.builder(code).bridge(TASKS_BRIDGE).build();
+            assertEquals(7L, own.run(request).valueOrThrow());
+            assertEquals(1, own.hostWorkerCount());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (own.hostWorkerCount() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(0, own.hostWorkerCount(), "the idle worker exited");
+            assertEquals(7L, own.run(request).valueOrThrow());
+            assertEquals(1, own.hostWorkerCount());
+        }
     }
 }
