@@ -143,6 +143,42 @@ class ServerRunsTest {
         error(h.postRun(CI, "{\"code\": \"1\"} trailing"), 400, "BAD_REQUEST");
     }
 
+    /**
+     * A key given twice could mean either value to a reader in front of the server; every body the
+     * server reads refuses it, naming the key and where it is.
+     */
+    @Test
+    void aDuplicatedKeyIs400NamingItOnEveryRouteThatReadsABody() {
+        String top =
+                error(
+                        h.postRun(CI, "{\"code\":\"return 1\",\"code\":\"return 2\"}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(top.contains("'code'") && top.contains("at /code"), top);
+        String nested =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return inputs.a\",\"inputs\":{\"a\":1,\"b\":{\"c\":2,"
+                                        + "\"c\":3}}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(nested.contains("'c'") && nested.contains("at /inputs/b/c"), nested);
+        String limits = "{\"code\":\"\",\"limits\":{\"memoryMb\":8,\"memoryMb\":512}}";
+        for (String path :
+                List.of("/api/runs", "/api/sessions", "/api/nodes/runs", "/api/runner/fetches")) {
+            HttpResponse<String> res =
+                    ServerHarness.send(
+                            h.request(path, CI)
+                                    .header("Content-Type", "application/json")
+                                    .header("Accept", "text/event-stream")
+                                    .POST(BodyPublishers.ofString(limits))
+                                    .build());
+            String msg = error(res, 400, "BAD_REQUEST");
+            assertTrue(msg.contains("'memoryMb'") && msg.contains("/limits/memoryMb"), msg);
+        }
+    }
+
     @Test
     void aBodyThatIsNotJsonIs415() {
         HttpResponse<String> res =
