@@ -180,6 +180,41 @@ class ServerRunsTest {
     }
 
     @Test
+    void aMalformedTransportMarkerIs400SayingWhatAndWhere() {
+        String input =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                        + " 1\",\"inputs\":{\"rows\":[1,{\"$sj\":\"bogus\"}]}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(input.startsWith("inputs.rows[1]: unknown transport marker \"bogus\""), input);
+        String global =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                    + " 1\",\"globals\":{\"state\":{\"n\":{\"$sj\":\"num\"}}}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(
+                global.startsWith("globals.state.n: a \"num\" marker's \"v\" must be one of"),
+                global);
+        String date =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                    + " 1\",\"inputs\":{\"at\":{\"$sj\":\"date\",\"v\":\"x\"}}}"),
+                        400,
+                        "BAD_REQUEST");
+        for (String m : List.of(input, global, date)) {
+            assertFalse(m.contains("java") || m.contains("Exception"), m);
+        }
+    }
+
+    @Test
     void aBodyThatIsNotJsonIs415() {
         HttpResponse<String> res =
                 ServerHarness.send(
