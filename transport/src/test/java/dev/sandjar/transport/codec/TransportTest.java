@@ -410,6 +410,29 @@ class TransportTest {
         }
     }
 
+    /** The bigint reader splits long digit strings; it reads every length as the JDK does. */
+    @Test
+    void aLongBigintReadsAsTheJdkReadsIt() {
+        java.util.Random r = new java.util.Random(34);
+        for (int length : List.of(1, 999, 1_000, 1_001, 2_001, 7_777, 65_536, 315_653)) {
+            char[] c = new char[length];
+            for (int i = 0; i < length; i++) {
+                c[i] = (char) ('0' + r.nextInt(10));
+            }
+            c[0] = '7';
+            for (int i = length / 2; i < Math.min(length, length / 2 + 5); i++) {
+                c[i] = '0'; // a half that starts with zeros
+            }
+            String d = (r.nextBoolean() ? "-" : "") + new String(c);
+            BigInteger expected = new BigInteger(d);
+            assertEquals(expected, Transport.bigint(d), "length " + length);
+            assertEquals(
+                    expected,
+                    Transport.fromJson("{\"$sj\":\"bigint\",\"v\":\"" + d + "\"}"),
+                    "length " + length);
+        }
+    }
+
     @Test
     void aProtoKeyStaysAnOwnKeyBothWays() {
         Object back =
