@@ -1,7 +1,5 @@
 package dev.sandjar.host;
 
-import dev.sandjar.transport.codec.Transport;
-import dev.sandjar.transport.codec.TransportException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -189,19 +187,13 @@ public final class RunRequest {
          * {"$sj":"bytes","type":"Uint8Array","base64":"..."}}, ...: docs/transport.md), exactly as
          * {@link RunResult#valueJson()} writes them. Otherwise as {@link #global(String, Object)}.
          *
-         * @throws InvalidRequestException naming the global when the text is not valid JSON or a
-         *     marker is malformed
+         * @throws InvalidRequestException naming the global when the text is not valid JSON, or the
+         *     path from it of a malformed marker ({@code rows[2]: a "date" marker's "v" must be
+         *     ...})
          */
         public Builder jsonGlobal(String name, String json) {
             Objects.requireNonNull(json, "json");
-            Object value;
-            try {
-                value = Transport.fromJson(json);
-            } catch (TransportException e) {
-                throw new InvalidRequestException(
-                        "global '" + name + "' is not valid JSON: " + e.getMessage(), e);
-            }
-            return global(name, value);
+            return global(name, ValueJson.read(json, name));
         }
 
         /**

@@ -17,16 +17,17 @@ public final class ValueJson {
     /**
      * The value {@code json} describes, as the transport's Java types.
      *
-     * @param what names the value in the error ("input 'rows'")
-     * @throws InvalidRequestException naming {@code what} when the text is not valid JSON or a
-     *     marker is malformed
+     * @param what names the value in the error, and starts the path of a malformed marker in it
+     *     ({@code inputs}: {@code inputs.rows[2]: a "date" marker's "v" must be ...})
+     * @throws InvalidRequestException naming {@code what} when the text is not valid JSON, or the
+     *     marker's path and what is wrong with it when a marker is malformed
      */
     public static Object read(String json, String what) {
         Objects.requireNonNull(json, what);
         try {
-            return Transport.fromJson(json);
+            return Transport.fromJson(json, what);
         } catch (TransportException e) {
-            throw new InvalidRequestException(what + " is not valid JSON: " + e.getMessage(), e);
+            throw new InvalidRequestException(e.getMessage(), e);
         }
     }
 

@@ -19,6 +19,10 @@
   const WeakMapCtor = WeakMap;
   const weakGet = WeakMap.prototype.get;
   const weakSet = WeakMap.prototype.set;
+  const ObjectCtor = Object;
+  const RangeErrorCtor = RangeError;
+  const trunc = Math.trunc;
+  const internalErrorProto = typeof InternalError === "function" ? InternalError.prototype : null;
 
   const define = (name, value) =>
     defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
@@ -61,6 +65,82 @@
                         "clearTimeout", "clearInterval", "clearImmediate"]) {
       delete G[name];
     }
+  }
+
+  // Built-ins that fail past a size in ways the guest should never see, wrapped to fail with a
+  // RangeError naming the bound instead (docs/sandbox.md, "Hardening"). Each wrapper is a method
+  // (no prototype, not a constructor) with the original's name and length, installed with the
+  // original's attributes; being this prelude's code, its toString reads as native.
+  //
+  // Array copies. QuickJS-ng's wasm32 build sizes the copy toSorted, toReversed, toSpliced and
+  // with allocate in 32 bits: from 2^29 elements the size wraps, and the engine writes past a small
+  // allocation (the instance aborts or traps) or fails without an exception (the guest catches a
+  // value of typeof "unknown"). The wrapper reads the source's length once and refuses more than
+  // MAX_COPY elements (2^26: the largest heap, 512 MiB, holds no more 8-byte slots, so nothing that
+  // could fit is refused); the original then reads that same number from a view whose prototype is
+  // the source, so a length getter or proxy cannot answer differently the second time. Elements
+  // are read through the view: a getter on the source sees the view as its receiver.
+  //
+  // String normalize. The engine's normalization buffers come from an allocator that does not
+  // throw: when one cannot grow, normalize fails with no exception (typeof "unknown" again), and
+  // its other allocations fail with "out of memory". Both become one RangeError naming the heap
+  // limit; the string's size that fails depends on the run's memoryMb.
+  const MAX_COPY = 2 ** 26;
+  const MAX_LENGTH = 2 ** 53 - 1;
+
+  function toLength(value) {
+    const n = +value;
+    if (!(n > 0)) return 0;
+    return n >= MAX_LENGTH ? MAX_LENGTH : trunc(n);
+  }
+
+  function replaceMethod(proto, name, wrapper) {
+    const d = getOwnPropertyDescriptor(proto, name);
+    defineProperty(wrapper, "name", { value: name });
+    defineProperty(wrapper, "length", { value: d.value.length });
+    defineProperty(proto, name, { value: wrapper, writable: d.writable, enumerable: d.enumerable,
+                                  configurable: d.configurable });
+  }
+
+  function boundBuiltins() {
+    const AP = Array.prototype;
+    for (const name of ["toSorted", "toReversed", "toSpliced", "with"]) {
+      const original = AP[name];
+      if (typeof original !== "function") continue;
+      const sorts = name === "toSorted";
+      replaceMethod(AP, name, {
+        copy(...args) {
+          // The engine's own errors: no object to copy from; a comparator that is not a function,
+          // before the length is read (the specification's order).
+          if (this === null || this === undefined) return apply(original, this, args);
+          if (sorts && args[0] !== undefined && typeof args[0] !== "function") {
+            return apply(original, [], args);
+          }
+          const source = ObjectCtor(this);
+          const length = toLength(source.length);
+          if (length > MAX_COPY) {
+            throw new RangeErrorCtor(`Array.prototype.${name}: a copy of ${length} elements; `
+              + `at most ${MAX_COPY} (the sandbox's bound on array copies)`);
+          }
+          return apply(original, { __proto__: source, length }, args);
+        },
+      }.copy);
+    }
+    const normalize = String.prototype.normalize;
+    replaceMethod(String.prototype, "normalize", {
+      normalize(...args) {
+        try {
+          return apply(normalize, this, args);
+        } catch (e) {
+          if (typeof e === "unknown"
+              || (isError(e) && getPrototypeOf(e) === internalErrorProto && e.message === "out of memory")) {
+            throw new RangeErrorCtor("String.prototype.normalize: out of memory: the normalized "
+              + "string does not fit the guest heap (the run's memory limit, memoryMb)");
+          }
+          throw e;
+        }
+      },
+    }.normalize);
   }
 
   // The sandbox's own guest code (this prelude, the codec, the bridges' scripts, generated facades)
@@ -222,6 +302,7 @@
       }
     }
     harden();
+    boundBuiltins();
     maskToString();
     hideInternalFrames();
     function defineGlobals(globalsJson, globalsSidecar) {

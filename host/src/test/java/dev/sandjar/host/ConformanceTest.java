@@ -61,6 +61,12 @@ class ConformanceTest {
                                     "the body is called with this undefined, as a module's body"
                                             + " sees it; a plain script's top-level this is the"
                                             + " global object"),
+                    "array-copy-getter-receiver",
+                            sandbox(
+                                    "[false]",
+                                    "toSorted, toReversed, toSpliced and with read the source"
+                                            + " through a view that fixes its length (the bound on"
+                                            + " array copies): a getter's this is the view"),
                     "regex-unicode-sets",
                             new Exclusion(
                                     "throws SyntaxError",

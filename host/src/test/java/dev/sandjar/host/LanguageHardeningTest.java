@@ -202,4 +202,87 @@ class LanguageHardeningTest {
         assertEquals("null", nothing.name());
         assertEquals("null was thrown, not an Error", nothing.message());
     }
+
+    // -------------------------------------------------------------------------------------------
+    // Built-ins bounded where the engine fails badly.
+
+    /**
+     * What a call threw, as {@code [name, message]}; {@code typeof} for a value that is no object.
+     */
+    private static final String FAILURE =
+            "const f = (fn) => { try { fn(); return 'returned'; } catch (e) {"
+                    + " return e !== null && typeof e === 'object' ? [e.name, e.message]"
+                    + " : [typeof e]; } };\n";
+
+    private static Object bounded(String code) {
+        RunResult r =
+                sandbox.run(
+                        RunRequest.builder(FAILURE + code)
+                                .limits(Limits.builder().heapBytes(64L << 20).build())
+                                .build());
+        assertTrue(r.isOk(), () -> "expected success: " + r.error());
+        return r.value();
+    }
+
+    /**
+     * Without the bound, a copy of 2^29 elements or more made the engine write past its allocation
+     * (the instance aborted or trapped: an INTERNAL failure) or throw a value of typeof "unknown";
+     * 10^8 ran out of heap. Each is now a RangeError naming the bound, and a length getter is read
+     * once, so it cannot pass the check with one answer and the copy with another.
+     */
+    @Test
+    void anArrayCopyPastTheBoundIsARangeErrorNamingIt() {
+        String bound = " elements; at most 67108864 (the sandbox's bound on array copies)";
+        assertEquals(
+                List.of(
+                        List.of(
+                                "RangeError",
+                                "Array.prototype.toSorted: a copy of 536870913" + bound),
+                        List.of(
+                                "RangeError",
+                                "Array.prototype.toSorted: a copy of 100000000" + bound),
+                        List.of(
+                                "RangeError",
+                                "Array.prototype.toReversed: a copy of 4294967295" + bound),
+                        List.of(
+                                "RangeError",
+                                "Array.prototype.toSpliced: a copy of 536870913" + bound),
+                        List.of("RangeError", "Array.prototype.with: a copy of 536870913" + bound),
+                        List.of(1L, 1L),
+                        3L),
+                bounded(
+                        "let reads = 0;\n"
+                            + "const shifty = { get length() { return reads++ === 0 ? 1 : 2 ** 29 +"
+                            + " 1; } };\n"
+                            + "return [f(() => Array.prototype.toSorted.call({ length: 2 ** 29 + 1"
+                            + " })),\n"
+                            + "  f(() => new Array(1e8).toSorted()),\n"
+                            + "  f(() => Array.prototype.toReversed.call({ length: 2 ** 32 - 1"
+                            + " })),\n"
+                            + "  f(() => Array.prototype.toSpliced.call({ length: 2 ** 29 + 1 }, 0,"
+                            + " 0)),\n"
+                            + "  f(() => new Array(2 ** 29 + 1).with(0, 1)),\n"
+                            + "  [Array.prototype.toSorted.call(shifty).length, reads],\n"
+                            + "  [3, 1, 2].toReversed().length];"));
+    }
+
+    /**
+     * Normalizing a string too large for the heap threw a value of typeof "unknown" (the engine's
+     * normalization buffers fail without an exception) or an InternalError; both are now a
+     * RangeError naming the heap limit, and the run goes on.
+     */
+    @Test
+    void normalizeOutOfHeapIsARangeErrorNamingTheLimit() {
+        List<String> outOfHeap =
+                List.of(
+                        "RangeError",
+                        "String.prototype.normalize: out of memory: the normalized string does not"
+                                + " fit the guest heap (the run's memory limit, memoryMb)");
+        assertEquals(
+                List.of(outOfHeap, outOfHeap, 1L),
+                bounded(
+                        "return [f(() => 'x'.repeat(1e7).normalize()),\n"
+                                + "  f(() => 'x'.repeat(3e7).normalize('NFD')),\n"
+                                + "  'e\\u0301'.normalize().length];"));
+    }
 }

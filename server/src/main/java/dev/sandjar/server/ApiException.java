@@ -20,6 +20,10 @@ final class ApiException extends RuntimeException {
         CONFLICT(409),
         PAYLOAD_TOO_LARGE(413),
         UNSUPPORTED_MEDIA_TYPE(415),
+        /**
+         * Only Jetty answers it ({@link JettyErrors}): the request's headers overflow its buffer.
+         */
+        HEADERS_TOO_LARGE(431),
         TOO_MANY_RUNS(429),
         INTERNAL(500),
         DRAINING(503),

@@ -19,6 +19,10 @@ import org.eclipse.jetty.util.Callback;
  * 404, byte for byte, since a refused id must look like any id that is not delivered. A request its
  * parser refuses (a NUL, a path that climbs above the root) has lost its path (Jetty substitutes
  * {@code /badMessage}): it gets the same 400 on every path, which says nothing of the id either.
+ *
+ * <p>The body's code is the status's own {@link ApiException.Code} (431, headers over Jetty's
+ * buffer, is {@code HEADERS_TOO_LARGE}); a status without one falls back to {@code BAD_REQUEST} or
+ * {@code INTERNAL}.
  */
 final class JettyErrors extends ErrorHandler {
     static final String MODULES = "/api/sandbox-modules/";

@@ -1,6 +1,8 @@
 package dev.sandjar.server;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,8 +22,14 @@ import java.util.regex.Pattern;
  * tokens.
  */
 final class RunBody {
+    /**
+     * The server's one JSON reader, for every body it reads and for its token and session files. A
+     * key given twice is refused: readers that keep the first and readers that keep the last would
+     * otherwise see different requests (a proxy that checks {@code limits} and this server, say).
+     */
     static final ObjectMapper JSON =
             JsonMapper.builder()
+                    .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                     .build();
@@ -226,18 +234,31 @@ final class RunBody {
     }
 
     private static JsonNode tree(byte[] body) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
-            throw ApiException.badRequest("the body could not be read: " + e.getMessage());
-        }
+        JsonNode root = json(body);
         if (root == null || !root.isObject()) {
             throw ApiException.badRequest("the body must be a JSON object");
         }
         return root;
+    }
+
+    /** A request body as JSON; not JSON (a duplicated key included) is a 400 saying where. */
+    static JsonNode json(byte[] body) {
+        try {
+            return JSON.readTree(body);
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("the body is not valid JSON: " + problem(e));
+        } catch (java.io.IOException e) {
+            throw ApiException.badRequest("the body could not be read: " + e.getMessage());
+        }
+    }
+
+    /** Jackson's words for what is wrong, and where: {@code Duplicate field 'a' at /inputs/a}. */
+    static String problem(JsonProcessingException e) {
+        String at =
+                e.getProcessor() instanceof JsonParser p
+                        ? p.getParsingContext().pathAsPointer().toString()
+                        : "";
+        return e.getOriginalMessage() + (at.isEmpty() ? "" : " at " + at);
     }
 
     private static void fields(JsonNode node, Set<String> known, String what) {

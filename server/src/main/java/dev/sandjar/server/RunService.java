@@ -162,7 +162,8 @@ final class RunService {
         if (body.inputsJson != null) {
             request.jsonInput("inputs", body.inputsJson);
         }
-        body.globalsJson.forEach(request::jsonGlobal);
+        body.globalsJson.forEach(
+                (name, json) -> request.global(name, ValueJson.read(json, "globals." + name)));
         request.limits(limits(body.limits, policy));
         request.hostMemory(hostMemory(token));
         request.bridges(capabilities(body, token, listener));
@@ -239,7 +240,8 @@ final class RunService {
         if (body.inputsJson != null) {
             request.jsonInput("inputs", body.inputsJson);
         }
-        body.globalsJson.forEach(request::jsonGlobal);
+        body.globalsJson.forEach(
+                (name, json) -> request.global(name, ValueJson.read(json, "globals." + name)));
         // Everything the body asked for under the policy, but not the heap: the session's stands.
         Limits full = limits(body.limits, token.policy());
         Limits.Builder b = Limits.builder().timeout(full.timeout());

@@ -723,12 +723,7 @@ public final class SandjarServer implements AutoCloseable {
     }
 
     private com.fasterxml.jackson.databind.JsonNode tree(Context ctx) throws IOException {
-        byte[] bytes = body(ctx);
-        try {
-            return RunBody.JSON.readTree(bytes);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
-        }
+        return RunBody.json(body(ctx));
     }
 
     /** Runs a {@link RunnerCalls} body as {@code POST /api/runs} would, and answers its JSON. */
@@ -758,12 +753,8 @@ public final class SandjarServer implements AutoCloseable {
     private void openSession(Context ctx) throws IOException {
         Tokens.Token token = token(ctx);
         byte[] raw = body(ctx);
-        com.fasterxml.jackson.databind.JsonNode root;
-        try {
-            root = raw.length == 0 ? RunBody.JSON.createObjectNode() : RunBody.JSON.readTree(raw);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw ApiException.badRequest("the body is not valid JSON: " + e.getOriginalMessage());
-        }
+        com.fasterxml.jackson.databind.JsonNode root =
+                raw.length == 0 ? RunBody.JSON.createObjectNode() : RunBody.json(raw);
         RunnerCalls.fields(root, SESSION_FIELDS);
         com.fasterxml.jackson.databind.node.ObjectNode asRun = RunBody.JSON.createObjectNode();
         asRun.put("code", "");

@@ -1,7 +1,6 @@
 package dev.sandjar.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -95,10 +94,9 @@ public final class Tokens {
     public static Tokens load(Path file, Policy base, int poolSize) throws IOException {
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(Files.readString(file, StandardCharsets.UTF_8));
+            root = RunBody.JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    file + ": not valid JSON: " + e.getOriginalMessage(), e);
+            throw new IllegalArgumentException(file + ": not valid JSON: " + RunBody.problem(e), e);
         }
         if (root == null || !root.isObject() || !root.path("tokens").isArray()) {
             throw new IllegalArgumentException(file + ": expected {\"tokens\": [...]}");

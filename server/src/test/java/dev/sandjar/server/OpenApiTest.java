@@ -90,6 +90,20 @@ class OpenApiTest {
         assertEquals(registered, documented);
     }
 
+    /** Every code an error body can carry is in the document's {@code Error} schema, no more. */
+    @Test
+    void theErrorSchemaListsEveryCode() throws Exception {
+        JsonNode doc = new ObjectMapper().readTree(get("/openapi.json", "docs-token").body());
+        Set<String> documented = new TreeSet<>();
+        doc.at("/components/schemas/Error/properties/code/enum")
+                .forEach(c -> documented.add(c.asText()));
+        Set<String> codes = new TreeSet<>();
+        for (ApiException.Code c : ApiException.Code.values()) {
+            codes.add(c.name());
+        }
+        assertEquals(codes, documented);
+    }
+
     @Test
     void embeddedRoutesLeaveTheAppsOwnRoutesAlone() throws Exception {
         HttpResponse<String> own = get("/app/own", null);

@@ -195,6 +195,22 @@ class ServerAuthTest {
     }
 
     @Test
+    void aTokenFileWithADuplicatedKeyFailsTheBuildNamingIt() throws IOException {
+        Path file = dir.resolve("twice-tokens.json");
+        Files.writeString(
+                file,
+                "{\"tokens\":[{\"name\":\"ci\",\"sha256\":\""
+                        + sha256Hex("x")
+                        + "\",\"policy\":{\"maxTimeoutMs\":1000,\"maxTimeoutMs\":600000}}]}");
+        IllegalArgumentException e =
+                assertThrows(
+                        IllegalArgumentException.class,
+                        () -> SandjarServer.builder().pool(1).tokensFile(file).port(0).build());
+        assertTrue(e.getMessage().contains("'maxTimeoutMs'"), e.getMessage());
+        assertTrue(e.getMessage().contains("/tokens/0/policy/maxTimeoutMs"), e.getMessage());
+    }
+
+    @Test
     void insecureWithoutTokensIsRefusedOffLoopback() {
         IllegalStateException e =
                 assertThrows(

@@ -203,6 +203,25 @@ class ServerDeliveryTest {
     }
 
     /**
+     * Headers past Jetty's request-header buffer are refused by Jetty itself, before any route; the
+     * answer still carries a code of its own, as every error does, not the 400's.
+     */
+    @Test
+    void headersOverJettysLimitAre431WithTheirOwnCode() {
+        HttpResponse<String> res =
+                ServerHarness.send(
+                        h.request("/api/packs", CI)
+                                .header("X-Padding", "a".repeat(16_000))
+                                .GET()
+                                .build());
+        assertEquals(431, res.statusCode(), res.body());
+        assertTrue(res.headers().firstValue("X-Request-Id").isPresent());
+        JsonNode body = json(res);
+        assertEquals("HEADERS_TOO_LARGE", body.get("code").asText(), res.body());
+        assertFalse(body.get("message").asText().contains("aaaa"), res.body());
+    }
+
+    /**
      * A request Jetty's parser refuses loses its path before anything of ours runs, so it cannot be
      * told from any other path: the same JSON 400 everywhere, naming nothing.
      */

@@ -143,6 +143,77 @@ class ServerRunsTest {
         error(h.postRun(CI, "{\"code\": \"1\"} trailing"), 400, "BAD_REQUEST");
     }
 
+    /**
+     * A key given twice could mean either value to a reader in front of the server; every body the
+     * server reads refuses it, naming the key and where it is.
+     */
+    @Test
+    void aDuplicatedKeyIs400NamingItOnEveryRouteThatReadsABody() {
+        String top =
+                error(
+                        h.postRun(CI, "{\"code\":\"return 1\",\"code\":\"return 2\"}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(top.contains("'code'") && top.contains("at /code"), top);
+        String nested =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return inputs.a\",\"inputs\":{\"a\":1,\"b\":{\"c\":2,"
+                                        + "\"c\":3}}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(nested.contains("'c'") && nested.contains("at /inputs/b/c"), nested);
+        String limits = "{\"code\":\"\",\"limits\":{\"memoryMb\":8,\"memoryMb\":512}}";
+        for (String path :
+                List.of("/api/runs", "/api/sessions", "/api/nodes/runs", "/api/runner/fetches")) {
+            HttpResponse<String> res =
+                    ServerHarness.send(
+                            h.request(path, CI)
+                                    .header("Content-Type", "application/json")
+                                    .header("Accept", "text/event-stream")
+                                    .POST(BodyPublishers.ofString(limits))
+                                    .build());
+            String msg = error(res, 400, "BAD_REQUEST");
+            assertTrue(msg.contains("'memoryMb'") && msg.contains("/limits/memoryMb"), msg);
+        }
+    }
+
+    @Test
+    void aMalformedTransportMarkerIs400SayingWhatAndWhere() {
+        String input =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                        + " 1\",\"inputs\":{\"rows\":[1,{\"$sj\":\"bogus\"}]}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(input.startsWith("inputs.rows[1]: unknown transport marker \"bogus\""), input);
+        String global =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                    + " 1\",\"globals\":{\"state\":{\"n\":{\"$sj\":\"num\"}}}}"),
+                        400,
+                        "BAD_REQUEST");
+        assertTrue(
+                global.startsWith("globals.state.n: a \"num\" marker's \"v\" must be one of"),
+                global);
+        String date =
+                error(
+                        h.postRun(
+                                CI,
+                                "{\"code\":\"return"
+                                    + " 1\",\"inputs\":{\"at\":{\"$sj\":\"date\",\"v\":\"x\"}}}"),
+                        400,
+                        "BAD_REQUEST");
+        for (String m : List.of(input, global, date)) {
+            assertFalse(m.contains("java") || m.contains("Exception"), m);
+        }
+    }
+
     @Test
     void aBodyThatIsNotJsonIs415() {
         HttpResponse<String> res =

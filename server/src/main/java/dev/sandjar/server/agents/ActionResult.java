@@ -1,8 +1,12 @@
 package dev.sandjar.server.agents;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectReader;
 import dev.sandjar.host.LogEntry;
 import dev.sandjar.host.RunError;
 import dev.sandjar.host.RunResult;
+import dev.sandjar.host.ValueJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,12 +51,14 @@ public record ActionResult(
      * The outcome as JSON-ready maps, the one shape {@code ./sandjar act}, {@code execute_code}
      * over MCP and the LangChain4j adapter report: {@code {"finished", "result", "toolCalls":
      * [{"id", "name", "arguments", "ok", "durationMs", "value" | "error"}], "logs": [{"level",
-     * "message"}], "error": null | {"kind", "name", "message", "line"?, "column"?}}}.
+     * "message"}], "error": null | {"kind", "name", "message", "line"?, "column"?}}}. The guest's
+     * values ({@code result}, a call's {@code arguments} and {@code value}) are as {@code ./sandjar
+     * run} prints a result ({@link #json}).
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("finished", finished);
-        m.put("result", result);
+        m.put("result", json(result, "result"));
         m.put("toolCalls", toolCalls.stream().map(ToolCallEvent::toMap).toList());
         List<Map<String, Object>> lines = new ArrayList<>();
         for (LogEntry e : logs()) {
@@ -77,5 +83,26 @@ public record ActionResult(
             m.put("error", err);
         }
         return m;
+    }
+
+    private static final ObjectReader VALUES =
+            JsonSchemas.JSON
+                    .reader()
+                    .with(DeserializationFeature.USE_LONG_FOR_INTS)
+                    .forType(Object.class);
+
+    /**
+     * A guest value (the transport's Java types) as plain JSON-ready values: what JSON holds as
+     * itself, the rest as the transport's markers ({@code {"$sj":"undef"}}, bytes as base64, dates,
+     * bigints, maps, sets: docs/transport.md), exactly as {@code RunResult.valueJson()} writes
+     * them. A serializer that meets {@code Undefined} or an {@code Instant} on its own would write
+     * {@code "INSTANCE"} or fail.
+     */
+    static Object json(Object value, String what) {
+        try {
+            return VALUES.readValue(ValueJson.write(value, what));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("the transport wrote JSON Jackson cannot read", e);
+        }
     }
 }

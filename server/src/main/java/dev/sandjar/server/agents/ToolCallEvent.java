@@ -35,16 +35,19 @@ public record ToolCallEvent(
         Objects.requireNonNull(duration, "duration");
     }
 
-    /** As JSON-friendly values: id, name, arguments, ok, durationMs, then value or error. */
+    /**
+     * As JSON-friendly values: id, name, arguments, ok, durationMs, then value or error; the
+     * arguments and the value as {@code ./sandjar run} prints a result ({@link ActionResult#json}).
+     */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("name", name);
-        m.put("arguments", arguments);
+        m.put("arguments", ActionResult.json(arguments, "arguments"));
         m.put("ok", ok);
         m.put("durationMs", duration.toMillis());
         if (ok) {
-            m.put("value", value);
+            m.put("value", ActionResult.json(value, "value"));
         } else {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("code", errorCode);

@@ -16,6 +16,7 @@ import dev.sandjar.host.RunRequest;
 import dev.sandjar.host.RunResult;
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.SandboxRun;
+import dev.sandjar.host.ValueJson;
 import dev.sandjar.packs.CatalogResolution;
 import dev.sandjar.packs.Diagnostic;
 import dev.sandjar.packs.ModuleCatalog;
@@ -506,13 +507,12 @@ public final class SandjarCli {
             String json = spec.substring(eq + 1);
             Object value; // read once, here, so bad JSON is a usage error found while parsing
             try {
-                value = RunRequest.builder("").jsonGlobal(name, json).build().globals().get(name);
+                value = ValueJson.read(json, "--global " + name);
+                RunRequest.builder("")
+                        .global(name, value)
+                        .build(); // the name is one a global may have
             } catch (InvalidRequestException e) {
-                if (e.getCause() == null) {
-                    throw new IllegalArgumentException(e.getMessage()); // the name, not the JSON
-                }
-                throw new IllegalArgumentException(
-                        "--global " + name + ": not valid JSON: " + e.getCause().getMessage());
+                throw new IllegalArgumentException(e.getMessage());
             }
             globals.put(name, value);
         }

@@ -1,6 +1,7 @@
 package dev.sandjar.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -104,11 +105,15 @@ class ActCommandTest {
     }
 
     private static Outcome act(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
         String[] all = new String[args.length + 1];
         all[0] = "act";
         System.arraycopy(args, 0, all, 1, args.length);
+        return cli(all);
+    }
+
+    private static Outcome cli(String... all) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code =
                 SandjarCli.run(
                         all,
@@ -212,6 +217,37 @@ class ActCommandTest {
         assertEquals(
                 "INVALID_ARGUMENTS", j.get("toolCalls").get(0).get("error").get("code").asText());
         assertEquals(before, bodies.size());
+    }
+
+    /**
+     * What JSON cannot hold (undefined first) prints as {@code run} prints a result: the
+     * transport's markers ({@code {"$sj":"undef"}}), in the result and in a tool call's arguments
+     * alike.
+     */
+    @Test
+    void valuesJsonCannotHoldPrintAsRunPrintsThem() throws IOException {
+        String value =
+                "{u: undefined, holes: [1, , 3], n: NaN, big: 10n, at: new Date(0),"
+                        + " bytes: new Uint8Array([1, 2]), set: new Set(['a'])}";
+        Path action =
+                write(
+                        "a.js",
+                        "import { broken } from \"@sandjar/tools/math\";\n"
+                                + "try { await broken({x: undefined}); } catch (e) {}\n"
+                                + "finish("
+                                + value
+                                + ");");
+        Outcome o = act(action.toString(), "--tools", tools().toString());
+        assertEquals(0, o.code(), o.err() + o.out());
+        JsonNode result = o.json().get("result");
+        Outcome run = cli("run", write("r.js", "return " + value + ";").toString());
+        assertEquals(0, run.code(), run.err());
+        assertEquals(JSON.readTree(run.out()), result);
+        assertEquals("{\"$sj\":\"undef\"}", result.get("u").toString());
+        assertEquals(
+                "{\"x\":{\"$sj\":\"undef\"}}",
+                o.json().get("toolCalls").get(0).get("arguments").toString());
+        assertFalse(o.out().contains("INSTANCE"), o.out());
     }
 
     @Test

@@ -83,7 +83,7 @@ class SandjarCliTest {
         assertTrue(r.err().startsWith("stats: wall "), r.err());
         Run bad = run("return 1", "--global", "inputs={nope");
         assertEquals(1, bad.code());
-        assertTrue(bad.err().contains("--global inputs: not valid JSON"), bad.err());
+        assertTrue(bad.err().contains("--global inputs is not valid JSON"), bad.err());
         Run reserved = run("return 1", "--global", "JSON=1");
         assertEquals(1, reserved.code());
         assertTrue(reserved.err().contains("'JSON' is reserved"), reserved.err());

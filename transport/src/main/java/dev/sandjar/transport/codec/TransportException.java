@@ -7,4 +7,8 @@ public final class TransportException extends RuntimeException {
     public TransportException(String message) {
         super(message);
     }
+
+    public TransportException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -337,6 +337,102 @@ class TransportTest {
         }
     }
 
+    /**
+     * A malformed marker is refused with its path and what is wrong in the codec's own words: no
+     * Java exception's class or text (they reach HTTP clients and command lines). Each case: the
+     * JSON under {@code inputs.a}, then words the message must hold.
+     */
+    @Test
+    void aMalformedMarkerSaysWhatAndWhereWithoutJavaWords() {
+        List<List<String>> cases =
+                List.of(
+                        List.of(
+                                "{\"$sj\":\"bogus\"}",
+                                "unknown transport marker \"bogus\"",
+                                "undef"),
+                        List.of("{\"$sj\":7}", "\"$sj\" must be a string"),
+                        List.of("{\"$sj\":\"undef\",\"v\":1}", "unknown field \"v\""),
+                        List.of("{\"$sj\":\"num\"}", "\"num\" marker's \"v\" must be one of"),
+                        List.of("{\"$sj\":\"num\",\"v\":\"1\"}", "\"NaN\""),
+                        List.of("{\"$sj\":\"bigint\",\"v\":12}", "decimal digits"),
+                        List.of("{\"$sj\":\"bigint\",\"v\":\"1e3\"}", "decimal digits"),
+                        List.of("{\"$sj\":\"bigint\",\"v\":\"-\"}", "decimal digits"),
+                        List.of(
+                                "{\"$sj\":\"bigint\",\"v\":\"" + "9".repeat(315_654) + "\"}",
+                                "at most 315653 digits"),
+                        List.of("{\"$sj\":\"date\",\"v\":\"2024-01-01\"}", "whole milliseconds"),
+                        List.of("{\"$sj\":\"date\",\"v\":1.5}", "whole milliseconds"),
+                        List.of("{\"$sj\":\"date\",\"v\":9e99}", "±8.64e15"),
+                        List.of("{\"$sj\":\"date\"}", "\"date\" marker's \"v\""),
+                        List.of(
+                                "{\"$sj\":\"regexp\",\"source\":\"a\"}",
+                                "\"flags\" must be a string"),
+                        List.of("{\"$sj\":\"error\",\"name\":1,\"message\":\"m\"}", "\"name\""),
+                        List.of(
+                                "{\"$sj\":\"error\",\"name\":\"E\",\"message\":\"m\",\"stack\":[]}",
+                                "\"stack\""),
+                        List.of(
+                                "{\"$sj\":\"map\",\"v\":3}",
+                                "\"map\" marker's \"v\" must be an array"),
+                        List.of("{\"$sj\":\"map\",\"v\":[[1]]}", "[key, value] pair"),
+                        List.of("{\"$sj\":\"set\",\"v\":{}}", "must be an array"),
+                        List.of("{\"$sj\":\"obj\"}", "an \"obj\" marker's \"v\" must be an object"),
+                        List.of("{\"$sj\":\"obj\",\"v\":[1]}", "must be an object"),
+                        List.of("{\"$sj\":\"str\",\"i\":\"0\"}", "a whole number"),
+                        List.of("{\"$sj\":\"str\",\"i\":0}", "no sidecar"),
+                        List.of("{\"$sj\":\"bytes\",\"base64\":\"AA==\"}", "\"type\""),
+                        List.of(
+                                "{\"$sj\":\"bytes\",\"type\":\"Nope\",\"base64\":\"AA==\"}",
+                                "Nope"),
+                        List.of("{\"$sj\":\"bytes\",\"type\":\"Uint8Array\"}", "one of \"i\""),
+                        List.of(
+                                "{\"$sj\":\"bytes\",\"type\":\"Uint8Array\",\"i\":0,\"base64\":\"AA==\"}",
+                                "one of \"i\""),
+                        List.of(
+                                "{\"$sj\":\"bytes\",\"type\":\"Uint8Array\",\"base64\":5}",
+                                "\"base64\""));
+        for (List<String> c : cases) {
+            String json = "{\"a\":[" + c.get(0) + "]}";
+            TransportException e =
+                    assertThrows(
+                            TransportException.class,
+                            () -> Transport.fromJson(json, "inputs"),
+                            json);
+            String m = e.getMessage();
+            assertTrue(m.startsWith("inputs.a[0]: "), m);
+            for (String words : c.subList(1, c.size())) {
+                assertTrue(m.contains(words), m + " lacks " + words);
+            }
+            for (String java : List.of("java.", "Exception", "Cannot invoke", "dev.sandjar")) {
+                assertTrue(!m.contains(java), m);
+            }
+            assertTrue(m.length() < 400, m);
+        }
+    }
+
+    /** The bigint reader splits long digit strings; it reads every length as the JDK does. */
+    @Test
+    void aLongBigintReadsAsTheJdkReadsIt() {
+        java.util.Random r = new java.util.Random(34);
+        for (int length : List.of(1, 999, 1_000, 1_001, 2_001, 7_777, 65_536, 315_653)) {
+            char[] c = new char[length];
+            for (int i = 0; i < length; i++) {
+                c[i] = (char) ('0' + r.nextInt(10));
+            }
+            c[0] = '7';
+            for (int i = length / 2; i < Math.min(length, length / 2 + 5); i++) {
+                c[i] = '0'; // a half that starts with zeros
+            }
+            String d = (r.nextBoolean() ? "-" : "") + new String(c);
+            BigInteger expected = new BigInteger(d);
+            assertEquals(expected, Transport.bigint(d), "length " + length);
+            assertEquals(
+                    expected,
+                    Transport.fromJson("{\"$sj\":\"bigint\",\"v\":\"" + d + "\"}"),
+                    "length " + length);
+        }
+    }
+
     @Test
     void aProtoKeyStaysAnOwnKeyBothWays() {
         Object back =

@@ -61,6 +61,10 @@ public final class Ooxml {
         } catch (Stop s) {
             throw s.error;
         } catch (SAXParseException x) {
+            String cap = SafeXml.capHit(x);
+            if (cap != null) {
+                throw HostWork.tooLarge(w.where(), name + ": " + cap);
+            }
             throw malformed(
                     w.where(),
                     name

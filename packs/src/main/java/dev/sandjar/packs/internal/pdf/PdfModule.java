@@ -39,7 +39,7 @@ import org.apache.pdfbox.text.PDFTextStripper;
  * HostLimits#MAX_BYTES}; at most {@link #MAX_PAGES} pages (read or written); PDFBox's buffers at
  * most {@link #MAX_MEMORY} bytes; the pages' content streams at most {@link #MAX_CONTENT} bytes
  * decoded (counted as they decode, so a compressed-stream bomb stops there); the text at most
- * {@link HostLimits#MAX_TEXT_CHARS} characters.
+ * {@link HostLimits#MAX_TEXT_CHARS} characters. The page tree must be a tree ({@link PageTree}).
  */
 public final class PdfModule {
     static final String ID = "pdf";
@@ -99,6 +99,12 @@ public final class PdfModule {
                         "RangeError",
                         "INPUT_TOO_LARGE",
                         where + ": the PDF has " + pages + " pages; at most " + MAX_PAGES);
+            }
+            String notATree = PageTree.check(doc.getPages().getCOSObject());
+            if (notATree != null) {
+                doc.close();
+                throw new BridgeException(
+                        "PdfError", "PDF_MALFORMED", where + ": the PDF's page tree " + notATree);
             }
             return doc;
         } catch (InvalidPasswordException e) {

@@ -27,12 +27,20 @@ import org.xml.sax.helpers.DefaultHandler;
  * processing is on and every external access property is empty. The document is built into plain
  * objects under caps: element nesting at most {@link #MAX_DEPTH} (an element is two levels of the
  * value the guest receives, which the transport caps at 32), at most {@link #MAX_NODES} elements
- * and text nodes, at most {@link #MAX_ATTRIBUTES} attributes per element.
+ * and text nodes, at most {@link #MAX_ATTRIBUTES} attributes per element, names at most {@link
+ * #MAX_NAME} characters.
+ *
+ * <p>The last two are the JDK parser's own limits ({@code jdk.xml.elementAttributeLimit}, {@code
+ * jdk.xml.maxXMLNameLimit}), set on every parser to these values rather than left to defaults a
+ * system property may change, so the scanner stops at the cap instead of reading on. Their errors
+ * are the JDK's text ({@code JAXP00010002: ... the limit imposed by the JDK}); {@link
+ * #capHit(SAXParseException)} turns them into the cap they are.
  */
 public final class SafeXml {
     static final int MAX_DEPTH = 15;
     static final int MAX_NODES = 500_000;
-    static final int MAX_ATTRIBUTES = 1_000;
+    public static final int MAX_ATTRIBUTES = 1_000;
+    public static final int MAX_NAME = 1_000;
 
     private static final SAXParserFactory FACTORY = factory();
 
@@ -75,6 +83,8 @@ public final class SafeXml {
             }
             parser.setProperty(XMLConstants.ACCESS_EXTERNAL_DTD, "");
             parser.setProperty(XMLConstants.ACCESS_EXTERNAL_SCHEMA, "");
+            parser.setProperty("jdk.xml.elementAttributeLimit", String.valueOf(MAX_ATTRIBUTES));
+            parser.setProperty("jdk.xml.maxXMLNameLimit", String.valueOf(MAX_NAME));
             return parser;
         } catch (ParserConfigurationException | SAXException e) {
             throw new IllegalStateException("the JDK's SAX parser cannot be hardened", e);
@@ -90,6 +100,10 @@ public final class SafeXml {
         } catch (Refused r) {
             throw r.error;
         } catch (SAXParseException e) {
+            String cap = capHit(e);
+            if (cap != null) {
+                throw HostWork.tooLarge(w.where(), cap);
+            }
             String msg = e.getMessage() == null ? "not well-formed" : e.getMessage();
             if (msg.contains("DOCTYPE")) {
                 throw new BridgeException(
@@ -109,6 +123,24 @@ public final class SafeXml {
             throw XmlModule.malformed(w.where(), "no root element");
         }
         return b.root;
+    }
+
+    /**
+     * The cap a parse error is the JDK's limit for, in our words with where it was hit ({@code an
+     * element has more than 1000 attributes (line 3, column 17)}), or null for any other error. The
+     * JDK's messages are localized; their {@code JAXP000100nn} codes are not.
+     */
+    public static String capHit(SAXParseException e) {
+        String m = String.valueOf(e.getMessage());
+        String cap;
+        if (m.startsWith("JAXP00010002")) {
+            cap = "an element has more than " + MAX_ATTRIBUTES + " attributes";
+        } else if (m.startsWith("JAXP00010005")) {
+            cap = "a name is longer than " + MAX_NAME + " characters";
+        } else {
+            return null;
+        }
+        return cap + " (line " + e.getLineNumber() + ", column " + e.getColumnNumber() + ")";
     }
 
     /** A bound hit while building, carried out of the parser. */
@@ -172,7 +204,7 @@ public final class SafeXml {
                                 w.where(),
                                 "elements are nested deeper than " + MAX_DEPTH + " levels"));
             }
-            if (atts.getLength() > MAX_ATTRIBUTES) {
+            if (atts.getLength() > MAX_ATTRIBUTES) { // the JDK's limit (parser()) stops it first
                 throw new Refused(
                         HostWork.tooLarge(
                                 w.where(),

@@ -12,6 +12,8 @@ import java.io.OutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.pdfbox.cos.COSArray;
+import org.apache.pdfbox.cos.COSDictionary;
 import org.apache.pdfbox.cos.COSName;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDPage;
@@ -61,6 +63,102 @@ class PdfPackTest {
                         30L,
                         List.of(612L, 792L),
                         "word word"),
+                v);
+    }
+
+    /**
+     * One real page, then {@code tree} edits the page tree's root (PDFBox's COS objects): the
+     * result is a small PDF whose tree is whatever the edit made it.
+     */
+    private static byte[] pageTree(java.util.function.Consumer<COSDictionary> tree)
+            throws IOException {
+        try (PDDocument doc = new PDDocument()) {
+            doc.addPage(new PDPage());
+            tree.accept(doc.getPages().getCOSObject());
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            doc.save(out);
+            return out.toByteArray();
+        }
+    }
+
+    private static COSDictionary pagesNode(COSDictionary... kids) {
+        COSDictionary node = new COSDictionary();
+        node.setItem(COSName.TYPE, COSName.PAGES);
+        COSArray array = new COSArray();
+        for (COSDictionary k : kids) {
+            array.add(k);
+        }
+        node.setItem(COSName.KIDS, array);
+        node.setInt(COSName.COUNT, kids.length);
+        return node;
+    }
+
+    /**
+     * A page tree is a tree: a node that is its own ancestor, a node listed twice, and a /Count
+     * that is not the number of pages below are each refused, saying which, before PDFBox walks it.
+     */
+    @Test
+    void aPageTreeThatIsNotATreeIsRefusedSayingWhy() throws IOException {
+        byte[] self =
+                pageTree(
+                        root -> {
+                            root.getCOSArray(COSName.KIDS).add(root);
+                            root.setInt(COSName.COUNT, 2);
+                        });
+        byte[] loop =
+                pageTree(
+                        root -> {
+                            COSDictionary inner = pagesNode(root);
+                            root.getCOSArray(COSName.KIDS).add(inner);
+                            root.setInt(COSName.COUNT, 2);
+                        });
+        byte[] twice =
+                pageTree(
+                        root -> {
+                            COSArray kids = root.getCOSArray(COSName.KIDS);
+                            COSDictionary shared = pagesNode(new PDPage().getCOSObject());
+                            kids.add(shared);
+                            kids.add(shared);
+                            root.setInt(COSName.COUNT, 3);
+                        });
+        byte[] miscounted = pageTree(root -> root.setInt(COSName.COUNT, 5));
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import pdf from '@sandjar/pdf';\n"
+                                + "return [await failure(pdf.text(inputs.self)),\n"
+                                + "  await failure(pdf.info(inputs.loop)),\n"
+                                + "  await failure(pdf.text(inputs.loop)),\n"
+                                + "  await failure(pdf.text(inputs.twice)),\n"
+                                + "  await failure(pdf.text(inputs.miscounted))];",
+                        Map.of(
+                                "inputs",
+                                Map.of(
+                                        "self",
+                                        self,
+                                        "loop",
+                                        loop,
+                                        "twice",
+                                        twice,
+                                        "miscounted",
+                                        miscounted)));
+        String w = "packs.host.pdf.";
+        String cycle = ": the PDF's page tree has a cycle (a node is its own ancestor)";
+        assertEquals(
+                List.of(
+                        List.of("PdfError", "PDF_MALFORMED", w + "text" + cycle),
+                        List.of("PdfError", "PDF_MALFORMED", w + "info" + cycle),
+                        List.of("PdfError", "PDF_MALFORMED", w + "text" + cycle),
+                        List.of(
+                                "PdfError",
+                                "PDF_MALFORMED",
+                                w + "text: the PDF's page tree lists one node twice"),
+                        List.of(
+                                "PdfError",
+                                "PDF_MALFORMED",
+                                w
+                                        + "text: the PDF's page tree says it holds 5 pages; it"
+                                        + " holds 1")),
                 v);
     }
 

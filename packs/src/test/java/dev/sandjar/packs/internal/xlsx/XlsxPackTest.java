@@ -1,6 +1,7 @@
 package dev.sandjar.packs.internal.xlsx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.host.Sandbox;
 import dev.sandjar.host.testing.SandboxExtension;
@@ -153,6 +154,37 @@ class XlsxPackTest {
                         List.of(45352L, 45352.5),
                         List.of(Map.of("name", "Empty", "rows", List.of()))),
                 v);
+    }
+
+    /** A part past the XML pack's caps reads as the cap, not as the JDK parser's own text. */
+    @Test
+    void aPartPastTheXmlCapsNamesTheCap() throws IOException {
+        StringBuilder attributes = new StringBuilder();
+        for (int i = 0; i < 10_001; i++) {
+            attributes.append(" k").append(i).append("=\"1\"");
+        }
+        byte[] wide =
+                workbook(
+                        "<worksheet xmlns=\""
+                                + NS
+                                + "\"><sheetData><row"
+                                + attributes
+                                + "/></sheetData></worksheet>",
+                        null);
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import xlsx from '@sandjar/xlsx';\n"
+                                + "return await failure(xlsx.read(inputs.wide));",
+                        Map.of("inputs", Map.of("wide", wide)));
+        List<?> f = (List<?>) v;
+        assertEquals(List.of("RangeError", "INPUT_TOO_LARGE"), f.subList(0, 2), f.toString());
+        assertTrue(
+                ((String) f.get(2))
+                        .startsWith(
+                                "packs.host.xlsx.read: xl/worksheets/sheet1.xml: an element has"
+                                        + " more than 1000 attributes (line 1, column "),
+                f.toString());
     }
 
     @Test

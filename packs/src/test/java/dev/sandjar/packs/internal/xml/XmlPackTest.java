@@ -149,6 +149,47 @@ class XmlPackTest {
         assertTrue(!v.toString().contains("TOP-SECRET"));
     }
 
+    /**
+     * The attribute and name caps are the JDK parser's own limits, set to the documented values:
+     * past them the guest reads the module's error naming the cap, never the JDK's text ({@code
+     * JAXP00010002 ... the limit imposed by the JDK}).
+     */
+    @Test
+    void theJdksLimitsReportTheDocumentedCaps() {
+        Object v =
+                packs.value(
+                        HostPackRuns.FAILURE
+                                + "import { parse } from '@sandjar/xml';\n"
+                                + "const attrs = (n) => '<a ' + Array.from({ length: n }, (_, i) =>"
+                                + " 'k' + i + '=\"1\"').join(' ') + '/>';\n"
+                                + "const ok = await parse(attrs(1000));\n"
+                                + "return [Object.keys(ok.attributes).length,\n"
+                                + "  await failure(parse(attrs(1001))),\n"
+                                + "  await failure(parse('<r>\\n"
+                                + "' + attrs(10001) + '</r>')),\n"
+                                + "  (await parse('<' + 'n'.repeat(1000) + '/>')).name.length,\n"
+                                + "  await failure(parse('<' + 'n'.repeat(1001) + '/>')),\n"
+                                + "  await failure(parse('<a ' + 'k'.repeat(1001) +"
+                                + " '=\"1\"/>'))];");
+        List<?> r = (List<?>) v;
+        assertEquals(1000L, r.get(0));
+        assertEquals(1000L, r.get(3));
+        String attributes = "packs.host.xml.parse: an element has more than 1000 attributes (line ";
+        String name = "packs.host.xml.parse: a name is longer than 1000 characters (line ";
+        refused(r.get(1), attributes + "1, column ");
+        refused(r.get(2), attributes + "2, column ");
+        refused(r.get(4), name + "1, column ");
+        refused(r.get(5), name + "1, column ");
+    }
+
+    private static void refused(Object failure, String prefix) {
+        List<?> f = (List<?>) failure;
+        assertEquals(List.of("RangeError", "INPUT_TOO_LARGE"), f.subList(0, 2), f.toString());
+        String message = (String) f.get(2);
+        assertTrue(message.startsWith(prefix), message);
+        assertTrue(!message.contains("JAXP") && !message.contains("JDK"), message);
+    }
+
     @Test
     void boundsNameThemselves() {
         Object v =
