@@ -13,7 +13,9 @@ import java.util.zip.Deflater;
  * The hostile inputs of issue 34's review, as bodies for {@code POST /api/runs}: each asks the host
  * for work that once exhausted its heap or held an engine for minutes. {@code scale} sizes them: 1
  * for the small versions {@code verify} runs, larger under {@code bench/}. Each body returns a
- * string naming the error it met (or {@code "no error"}).
+ * string naming the error it met (or {@code "no error"}). At scale 4 and above the bombs have the
+ * review's sizes: a PDF of 16 M {@code q} operators (about 31 KB deflated), a PNG whose zTXt chunk
+ * inflates to 2.5 GB (about 2.4 MB), a grid of 64 blank 4000 x 4000 images.
  */
 public final class Bombs {
     private Bombs() {}
@@ -30,20 +32,28 @@ public final class Bombs {
                 body(
                         "import { text } from '@sandjar/pdf';\n"
                                 + "return attempt(() => text(inputs.pdf));",
-                        "{\"pdf\": " + bytes(qBombPdf(300 * scale)) + "}"));
+                        "{\"pdf\": "
+                                + bytes(qBombPdf(scale >= 4 ? 16_000_000 : 300 * scale))
+                                + "}"));
         b.put(
                 "png zTXt bomb",
                 body(
                         "import { read } from '@sandjar/exif';\n"
                                 + "return attempt(() => read(inputs.png));",
-                        "{\"png\": " + bytes(zTxtPng((8 << 20) * Math.min(scale, 4))) + "}"));
+                        "{\"png\": "
+                                + bytes(zTxtPng(scale >= 4 ? 2_500_000_000L : (8L << 20) * scale))
+                                + "}"));
         b.put(
                 "image.grid of large blanks",
                 body(
-                        "const b = await image.blank(2000, 2000);\n"
-                                + "return attempt(() => image.grid(Array(16 * "
-                                + scale
-                                + ").fill(b)));",
+                        (scale >= 4
+                                        ? "const b = await image.blank(4000, 4000);\n"
+                                                + "return attempt(() => image.grid(Array(64)"
+                                        : "const b = await image.blank(2000, 2000);\n"
+                                                + "return attempt(() => image.grid(Array(16 * "
+                                                + scale
+                                                + ")")
+                                + ".fill(b)));",
                         null));
         b.put(
                 "canvas dash bomb",
@@ -101,14 +111,35 @@ public final class Bombs {
                 + "\"}";
     }
 
-    /** A one-page PDF whose content stream saves the graphics state {@code depth} times. */
+    /**
+     * A one-page PDF whose content stream (deflated) saves the graphics state {@code depth} times.
+     */
     static byte[] qBombPdf(int depth) {
-        String content = "q ".repeat(depth);
+        Deflater d = new Deflater(9);
+        byte[] chunk = "q ".repeat(1 << 16).getBytes(StandardCharsets.ISO_8859_1);
+        ByteArrayOutputStream z = new ByteArrayOutputStream();
+        byte[] buf = new byte[64 << 10];
+        for (long left = 2L * depth; left > 0; left -= chunk.length) {
+            d.setInput(chunk, 0, (int) Math.min(left, chunk.length));
+            while (!d.needsInput()) {
+                z.write(buf, 0, d.deflate(buf));
+            }
+        }
+        d.finish();
+        while (!d.finished()) {
+            z.write(buf, 0, d.deflate(buf));
+        }
+        d.end();
+        String content = new String(z.toByteArray(), StandardCharsets.ISO_8859_1);
         String[] objects = {
             "<< /Type /Catalog /Pages 2 0 R >>",
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-            "<< /Length " + content.length() + " >>\nstream\n" + content + "\nendstream",
+            "<< /Length "
+                    + content.length()
+                    + " /Filter /FlateDecode >>\nstream\n"
+                    + content
+                    + "\nendstream",
         };
         StringBuilder pdf = new StringBuilder("%PDF-1.4\n");
         int[] offsets = new int[objects.length];
@@ -130,14 +161,14 @@ public final class Bombs {
     }
 
     /** A 1 x 1 PNG with a zTXt chunk whose text inflates to {@code inflated} bytes. */
-    static byte[] zTxtPng(int inflated) {
+    static byte[] zTxtPng(long inflated) {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         text.writeBytes("Comment\0\0".getBytes(StandardCharsets.ISO_8859_1));
         Deflater d = new Deflater(9);
         byte[] zeros = new byte[1 << 20];
         byte[] buf = new byte[64 << 10];
-        for (int left = inflated; left > 0; left -= zeros.length) {
-            d.setInput(zeros, 0, Math.min(left, zeros.length));
+        for (long left = inflated; left > 0; left -= zeros.length) {
+            d.setInput(zeros, 0, (int) Math.min(left, zeros.length));
             while (!d.needsInput()) {
                 text.write(buf, 0, d.deflate(buf));
             }

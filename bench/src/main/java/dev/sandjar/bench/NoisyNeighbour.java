@@ -38,13 +38,19 @@ import java.util.function.Consumer;
  * <p>{@code bench/noisy-neighbour.sh} runs it at full size; {@code NoisyNeighbourTest} at small
  * size in {@code mvn verify}, asserting the outcomes and no timing.
  *
- * <p>usage: {@code NoisyNeighbour [SECONDS] [SCALE] [OUT]}: SECONDS per phase (default 60), SCALE
- * of the bombs (default 4), OUT the report (default {@code bench/results/noisy-neighbour.md}).
+ * <p>usage: {@code NoisyNeighbour [SECONDS] [SCALE] [OUT] [BOMB,...]}: SECONDS per phase (default
+ * 60; each phase is three slices, alone and beside the bombs alternating, after a quarter phase of
+ * unmeasured warm-up), SCALE of the bombs (default 4: the review's sizes), OUT the report (default
+ * {@code bench/results/noisy-neighbour.md}), and optionally the bombs to send (names as in {@link
+ * Bombs#bodies}, comma-separated; default all), to see which one costs the other tenant what.
  */
 public final class NoisyNeighbour {
     static final String QUIET = "quiet-tenant-token";
     static final String NOISY = "noisy-tenant-token";
     private static final String ORDINARY = "{\"code\": \"return 1\"}";
+
+    /** Alone and beside-the-bombs slices per run, alternating. */
+    private static final int SLICES = 3;
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -115,9 +121,10 @@ public final class NoisyNeighbour {
         int scale = args.length > 1 ? Integer.parseInt(args[1]) : 4;
         Path out = Path.of(args.length > 2 ? args[2] : "bench/results/noisy-neighbour.md");
         Path dir = Files.createTempDirectory("sandjar-noisy");
+        List<String> only = args.length > 3 ? List.of(args[3].split(",")) : List.of();
         Report r =
                 new NoisyNeighbour()
-                        .run(dir, Duration.ofSeconds(seconds), scale, System.out::println);
+                        .run(dir, Duration.ofSeconds(seconds), scale, only, System.out::println);
         String md = r.markdown(seconds, scale);
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, md);
@@ -126,6 +133,13 @@ public final class NoisyNeighbour {
 
     /** Starts the server, runs both phases, stops the server. */
     public Report run(Path dir, Duration phase, int scale, Consumer<String> progress)
+            throws IOException, InterruptedException {
+        return run(dir, phase, scale, List.of(), progress);
+    }
+
+    /** {@link #run(Path, Duration, int, Consumer)} with only the named bombs (all when empty). */
+    public Report run(
+            Path dir, Duration phase, int scale, List<String> only, Consumer<String> progress)
             throws IOException, InterruptedException {
         Path tokens = dir.resolve("tokens.json");
         Files.writeString(
@@ -142,7 +156,12 @@ public final class NoisyNeighbour {
         if (Runtime.version().feature() >= 24) {
             cmd.add(BenchMain.UNSAFE_FLAG);
         }
-        cmd.addAll(List.of("-Xss4m", "-Xmx1g", "-cp", System.getProperty("java.class.path")));
+        cmd.addAll(List.of("-Xss4m", "-Xmx1g"));
+        String extra = System.getProperty("sandjar.bench.serverJvmOptions", "").trim();
+        if (!extra.isEmpty()) {
+            cmd.addAll(List.of(extra.split("\\s+"))); // e.g. a GC log, for a look inside
+        }
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
         cmd.add(SandjarCli.class.getName());
         cmd.addAll(
                 List.of(
@@ -160,16 +179,19 @@ public final class NoisyNeighbour {
         Process server = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         try {
             String base = listening(server);
-            progress.accept("server at " + base + "; the ordinary tenant alone");
+            progress.accept("server at " + base);
             Map<String, String> bombs = Bombs.bodies(scale);
-            for (int i = 0; i < 3; i++) { // warm the engines and the path
-                post(base, QUIET, ORDINARY);
+            if (!only.isEmpty()) {
+                bombs.keySet().retainAll(only);
             }
             List<String> failures = new ArrayList<>();
-            long[] solo = ordinary(base, phase, failures, () -> true, phase);
-            progress.accept("now beside the bombs");
+            // Unmeasured: the engines, the JIT and the HTTP path warm up first.
+            ordinary(base, phase.dividedBy(4), new ArrayList<>(), () -> true, phase);
             Map<String, Map<String, Integer>> outcomes = new ConcurrentHashMap<>();
             AtomicBoolean stop = new AtomicBoolean();
+            AtomicBoolean firing = new AtomicBoolean();
+            java.util.concurrent.atomic.AtomicInteger inFlight =
+                    new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicInteger refused =
                     new java.util.concurrent.atomic.AtomicInteger();
             List<Thread> noisy = new ArrayList<>();
@@ -180,8 +202,19 @@ public final class NoisyNeighbour {
                                 () -> {
                                     List<String> names = new ArrayList<>(bombs.keySet());
                                     for (int i = first; !stop.get(); i++) {
+                                        if (!firing.get()) {
+                                            sleep(20);
+                                            i--;
+                                            continue;
+                                        }
                                         String name = names.get(i % names.size());
-                                        String outcome = outcome(base, bombs.get(name));
+                                        inFlight.incrementAndGet();
+                                        String outcome;
+                                        try {
+                                            outcome = outcome(base, bombs.get(name));
+                                        } finally {
+                                            inFlight.decrementAndGet();
+                                        }
                                         if (outcome.equals("HTTP 429")) {
                                             // the tenant at its own cap: this bomb, later
                                             refused.incrementAndGet();
@@ -197,27 +230,43 @@ public final class NoisyNeighbour {
                 th.start();
                 noisy.add(th);
             }
-            long[] beside;
+            // Alone and beside the bombs in alternating slices, so the JIT's progress and the
+            // machine's load fall on both; the last beside-slice lasts until every bomb went off.
+            List<long[]> alone = new ArrayList<>();
+            List<long[]> beside = new ArrayList<>();
+            Duration slice = phase.dividedBy(SLICES);
             try {
-                // The phase, and at least until every bomb went off once (at most four phases).
-                beside =
-                        ordinary(
-                                base,
-                                phase,
-                                failures,
-                                () -> outcomes.keySet().containsAll(bombs.keySet()),
-                                phase.multipliedBy(4));
+                for (int round = 0; round < SLICES; round++) {
+                    firing.set(false);
+                    while (inFlight.get() > 0) {
+                        sleep(20); // no bomb of the last slice reaches into this one
+                    }
+                    progress.accept("round " + (round + 1) + ": the ordinary tenant alone");
+                    alone.add(ordinary(base, slice, failures, () -> true, slice));
+                    progress.accept("round " + (round + 1) + ": beside the bombs");
+                    firing.set(true);
+                    boolean last = round == SLICES - 1;
+                    beside.add(
+                            ordinary(
+                                    base,
+                                    slice,
+                                    failures,
+                                    () -> !last || outcomes.keySet().containsAll(bombs.keySet()),
+                                    phase.multipliedBy(2)));
+                }
             } finally {
                 stop.set(true);
                 for (Thread th : noisy) {
                     th.join(120_000);
                 }
             }
+            long[] solo = merged(alone);
+            long[] withBombs = merged(beside);
             boolean up = status(base + "/healthz") == 200;
             String logText = Files.readString(log);
             return new Report(
                     solo,
-                    beside,
+                    withBombs,
                     failures.size(),
                     failures.subList(0, Math.min(5, failures.size())),
                     new TreeMap<>(outcomes),
@@ -329,6 +378,12 @@ public final class NoisyNeighbour {
             throw new IOException("the server did not start: " + line);
         }
         return line.substring("listening on ".length()).trim();
+    }
+
+    private static long[] merged(List<long[]> parts) {
+        long[] all = parts.stream().flatMapToLong(Arrays::stream).toArray();
+        Arrays.sort(all);
+        return all;
     }
 
     private static void sleep(long ms) {

@@ -140,7 +140,7 @@ final class HostAccount {
     <T> CompletableFuture<T> work(String where, Function<HostCall, T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
         LocalCall call = new LocalCall(where, result);
-        Runnable start = () -> sandbox.blockingExecutor().execute(() -> call.run(task, result));
+        Runnable start = () -> sandbox.hostExecutor().execute(() -> call.run(task, result));
         synchronized (this) {
             if (ended) {
                 throw BridgeException.cancelled(where + ": the run has ended");

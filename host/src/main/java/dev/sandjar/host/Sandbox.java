@@ -62,6 +62,7 @@ public final class Sandbox implements AutoCloseable {
     private final ScheduledThreadPoolExecutor timer;
     private final Watchdog watchdog;
     private final ExecutorService blocking;
+    private final ExecutorService hostWork;
     private final Sessions sessions;
     private final HostMeter hostMeter;
     private final HostMemory hostMemory;
@@ -89,6 +90,7 @@ public final class Sandbox implements AutoCloseable {
         this.timer.setRemoveOnCancelPolicy(true);
         this.watchdog = new Watchdog(timer);
         this.blocking = Executors.newCachedThreadPool(daemon("sandjar-io"));
+        this.hostWork = Executors.newCachedThreadPool(HostThreads.factory("sandjar-host"));
         this.sessions = new Sessions(this, b.maxSessions, timer);
         this.hostMeter = new HostMeter(timer);
         this.hostMemory =
@@ -110,6 +112,7 @@ public final class Sandbox implements AutoCloseable {
             analyzer.close();
             timer.shutdownNow();
             blocking.shutdownNow();
+            hostWork.shutdownNow();
             throw e instanceof SandjarException se ? se : engineFailure(e);
         }
     }
@@ -586,6 +589,11 @@ public final class Sandbox implements AutoCloseable {
         return blocking;
     }
 
+    /** The threads in-process host work runs on ({@link RunSession#work}), at a lower priority. */
+    Executor hostExecutor() {
+        return hostWork;
+    }
+
     ScheduledExecutorService timer() {
         return timer;
     }
@@ -674,6 +682,7 @@ public final class Sandbox implements AutoCloseable {
         }
         timer.shutdownNow();
         blocking.shutdownNow();
+        hostWork.shutdownNow();
     }
 
     public static final class Builder {

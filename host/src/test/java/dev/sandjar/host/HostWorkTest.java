@@ -131,6 +131,9 @@ class HostWorkTest {
                         }
                         return (long) kept.size();
                     }
+                    if (kind.equals("nice")) {
+                        return niceOfThisThread();
+                    }
                     long x = 0;
                     while (true) { // spin, checking
                         x = x * 31 + 7;
@@ -386,5 +389,27 @@ class HostWorkTest {
             assertEquals(7L, own.run(request).valueOrThrow());
             assertEquals(1, own.hostWorkerCount());
         }
+    }
+
+    /** The calling thread's nice value (field 19 of /proc/thread-self/stat), or -100 off Linux. */
+    static long niceOfThisThread() {
+        try {
+            String stat =
+                    java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(fields[16]); // field 19 counted from pid, after the name
+        } catch (java.io.IOException | RuntimeException e) {
+            return -100;
+        }
+    }
+
+    /** In-process host work runs at nice 10, yielding the CPU to the engines' guest code. */
+    @Test
+    void inProcessHostWorkRunsAtALowerPriority() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/renice"))
+                        && niceOfThisThread() != -100,
+                "needs Linux's /proc/thread-self and renice");
+        assertEquals(10L, ok(run("return await tasks.local('nice', 0)", Limits.none())));
     }
 }
