@@ -79,9 +79,10 @@ public final class Bombs {
         b.put(
                 "csv parse past hostBytes",
                 body(
-                        "import { parse } from '@sandjar/csv';\n"
-                                + "return attempt(() => parse('a,b\\n'.repeat(1000000)));",
-                        null));
+                                "import { parse } from '@sandjar/csv';\n"
+                                        + "return attempt(() => parse('a,b\\n'.repeat(1000000)));",
+                                null)
+                        .replaceFirst("\\}$", ", \"limits\": {\"hostMemoryMb\": 32}}"));
         return b;
     }
 

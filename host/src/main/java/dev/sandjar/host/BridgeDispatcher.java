@@ -186,7 +186,10 @@ final class BridgeDispatcher {
                 try {
                     settleWith = values.toGuest(value, p.where());
                     fn = p.resolve();
-                } catch (GuestFailure | TransportException e) {
+                } catch (GuestFailure e) {
+                    settleWith = errorValue(intoGuestFailed(p.where(), e.error()));
+                    fn = p.reject();
+                } catch (TransportException e) {
                     settleWith = errorValue(hostFailure(p.where(), e));
                     fn = p.reject();
                 }
@@ -202,6 +205,26 @@ final class BridgeDispatcher {
             p.resolve().close();
             p.reject().close();
         }
+    }
+
+    /**
+     * A host operation's value that the guest could not take in: its heap full (a result too large
+     * for {@code heapBytes}), or its budget spent while the value was copied in.
+     */
+    private BridgeException intoGuestFailed(String where, RunError e) {
+        if (e.kind() == RunError.Kind.MEMORY) {
+            return new BridgeException(
+                    "RangeError",
+                    "RESULT_TOO_LARGE",
+                    where
+                            + " returned a value that does not fit the guest's heap (heapBytes "
+                            + limits.heapBytes()
+                            + ")");
+        }
+        return new BridgeException(
+                e.name(),
+                BridgeException.HOST_ERROR,
+                where + ": its value could not enter the guest: " + e.message());
     }
 
     private BridgeException asBridgeException(String where, Throwable err) {

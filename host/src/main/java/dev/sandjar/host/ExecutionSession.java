@@ -181,6 +181,12 @@ final class ExecutionSession implements RunSession {
     }
 
     @Override
+    public CompletableFuture<Object> isolatedForGuest(
+            String where, Class<? extends IsolatedTask> task, Object input) {
+        return host.isolatedForGuest(where, task, input);
+    }
+
+    @Override
     public <T> T await(CompletableFuture<T> work) {
         try {
             return work.get();

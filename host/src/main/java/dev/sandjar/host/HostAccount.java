@@ -158,7 +158,26 @@ final class HostAccount {
         return result;
     }
 
+    /** {@link #isolatedForGuest}, its value as Java values. */
     CompletableFuture<Object> isolated(
+            String where, Class<? extends IsolatedTask> task, Object input) {
+        CompletableFuture<Object> raw = isolatedForGuest(where, task, input);
+        CompletableFuture<Object> decoded =
+                raw.thenApply(v -> v instanceof EncodedValue e ? e.decode() : v);
+        decoded.whenComplete(
+                (v, e) -> {
+                    if (decoded.isCancelled()) {
+                        raw.cancel(true); // the run's end, or the dispatcher's cancel: the worker
+                    }
+                });
+        return decoded;
+    }
+
+    /**
+     * Runs {@code task} in a worker (or in this JVM): the value is an {@link EncodedValue} from a
+     * worker, the task's own value in this JVM.
+     */
+    CompletableFuture<Object> isolatedForGuest(
             String where, Class<? extends IsolatedTask> task, Object input) {
         HostWorkers workers = sandbox.hostWorkers();
         if (workers == null) {

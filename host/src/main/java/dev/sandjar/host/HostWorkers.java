@@ -146,20 +146,19 @@ final class HostWorkers implements AutoCloseable {
             return;
         }
         long startNanos = System.nanoTime();
-        Object response;
+        WorkerWire.Frame response;
         RunSession.Reservation held = null;
         try {
             Map<String, Object> req = new LinkedHashMap<>();
             Request r = job.request;
             req.put("task", r.task());
             req.put("where", r.where());
-            req.put("input", r.input());
             req.put("cpuNanos", Math.max(0, r.cpuNanos()));
             req.put("hostBytes", r.hostBytes());
             req.put("maxResultBytes", r.maxResultBytes());
             byte[] frame;
             try {
-                frame = WorkerWire.encode(req);
+                frame = WorkerWire.encode(req, r.input());
             } catch (RuntimeException e) {
                 job.end();
                 release(w);
@@ -198,7 +197,7 @@ final class HostWorkers implements AutoCloseable {
         // Counted while it crosses; once the call's future completes the value is the bridge's.
         job.result.whenComplete((v, x) -> crossing.close());
         job.end();
-        Map<?, ?> m = response instanceof Map<?, ?> mm ? mm : Map.of();
+        Map<?, ?> m = response.envelope() instanceof Map<?, ?> mm ? mm : Map.of();
         if (m.get("cpuNanos") instanceof Long cpu) {
             job.request.chargeCpu().accept(cpu);
         }
@@ -209,8 +208,8 @@ final class HostWorkers implements AutoCloseable {
                             String.valueOf(err.get("name")),
                             String.valueOf(err.get("code")),
                             String.valueOf(err.get("message"))));
-        } else if (m.containsKey("value")) {
-            job.result.complete(m.get("value"));
+        } else if (response.value() != null) {
+            job.result.complete(new EncodedValue(response.value()));
         } else {
             job.result.completeExceptionally(
                     BridgeException.hostError(
@@ -433,7 +432,7 @@ final class HostWorkers implements AutoCloseable {
         ScheduledFuture<?> tooSlow =
                 timer.schedule(p::destroyForcibly, START_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
         try {
-            Object hello = WorkerWire.readBody(w.in, WorkerWire.readLength(w.in), 4096);
+            Object hello = WorkerWire.readBody(w.in, WorkerWire.readLength(w.in), 4096).envelope();
             if (!(hello instanceof Map<?, ?> h) || !WorkerMain.HELLO.equals(h.get("hello"))) {
                 throw new IOException("the worker answered " + hello);
             }

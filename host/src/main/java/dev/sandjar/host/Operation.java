@@ -51,7 +51,12 @@ public final class Operation {
         return params;
     }
 
-    Handler handler() {
+    /**
+     * The operation's handler: the dispatcher calls it for each checked guest call; a worker
+     * process calls it to run the operation away from the run that received it ({@link
+     * IsolatedTask}).
+     */
+    public Handler handler() {
         return handler;
     }
 

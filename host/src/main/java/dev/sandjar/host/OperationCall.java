@@ -13,6 +13,17 @@ public final class OperationCall {
     private final List<Object> args;
     private final RunSession session;
 
+    /**
+     * A call of {@code bridge.operation} with arguments already checked against its parameters, in
+     * {@code session}: for running an operation's handler away from the run that received the
+     * guest's call, as an {@link IsolatedTask} does in a worker process with a session of its own.
+     */
+    public static OperationCall of(
+            String bridge, String operation, List<Object> args, RunSession session) {
+        return new OperationCall(
+                bridge, operation, java.util.Collections.unmodifiableList(args), session);
+    }
+
     OperationCall(String bridge, String operation, List<Object> args, RunSession session) {
         this.bridge = bridge;
         this.operation = operation;

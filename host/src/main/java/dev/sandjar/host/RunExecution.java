@@ -76,6 +76,10 @@ final class RunExecution {
             super(error.toString(), null, false, false);
             this.error = error;
         }
+
+        RunError error() {
+            return error;
+        }
     }
 
     RunExecution(

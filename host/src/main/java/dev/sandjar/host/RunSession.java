@@ -98,6 +98,15 @@ public interface RunSession {
             String where, Class<? extends IsolatedTask> task, Object input);
 
     /**
+     * {@link #isolated}, for a value that goes to the guest as it is: from a worker process it
+     * completes with an {@link EncodedValue}, which enters the guest's heap without being Java
+     * objects in the sandbox's (a handler returns the stage; {@link EncodedValue#decode()} if it
+     * must look inside). In this JVM it completes with the task's own value.
+     */
+    CompletableFuture<Object> isolatedForGuest(
+            String where, Class<? extends IsolatedTask> task, Object input);
+
+    /**
      * Waits on the engine thread for host work a synchronous operation needs ({@link #work}, {@link
      * #isolated}), and returns its value. The wait ends with the run's bounds: the work itself
      * stops at them, and a cancelled run's watchdog interrupt ends the wait ({@code CANCELLED}). A

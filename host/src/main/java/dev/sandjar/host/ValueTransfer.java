@@ -75,11 +75,17 @@ final class ValueTransfer {
                 && Double.doubleToRawLongBits(d) != Double.doubleToRawLongBits(-0.0)) {
             return ctx.newNumber(d);
         }
+        if (v instanceof EncodedValue e) {
+            return decodeInGuest(e.encoded()); // from a worker: never Java objects here
+        }
         byte[] binary = Transport.encodeBinary(v);
         if (binary != null) {
             return readBinary(binary);
         }
-        Transport.Encoded enc = Transport.encode(v, where);
+        return decodeInGuest(Transport.encode(v, where));
+    }
+
+    private JsValue decodeInGuest(Transport.Encoded enc) {
         try (JsValue json = ctx.newString(enc.json());
                 JsValue side = sidecar(enc.sidecar())) {
             return checkedCall(template.decode, json, side);

@@ -28,12 +28,36 @@ public final class HostModule {
     private final String packageName;
     private final String description;
     private final Map<String, Operation> exports;
+    private final boolean builtIn;
 
     private HostModule(Builder b) {
         this.id = b.id;
         this.packageName = b.packageName;
         this.description = b.description;
         this.exports = Collections.unmodifiableMap(new LinkedHashMap<>(b.exports));
+        this.builtIn = false;
+    }
+
+    private HostModule(HostModule m, boolean builtIn) {
+        this.id = m.id;
+        this.packageName = m.packageName;
+        this.description = m.description;
+        this.exports = m.exports;
+        this.builtIn = builtIn;
+    }
+
+    /** This module as one of Sandjar's own, which its worker processes can run. */
+    HostModule asBuiltIn() {
+        return new HostModule(this, true);
+    }
+
+    /**
+     * Whether this is one of Sandjar's own modules ({@link HostModules#builtIn()}): their calls run
+     * in the sandbox's worker processes (docs/sandbox.md, "Host work"), where the same module is
+     * found by id. An application's own modules run in the sandbox's JVM.
+     */
+    public boolean isBuiltIn() {
+        return builtIn;
     }
 
     /**

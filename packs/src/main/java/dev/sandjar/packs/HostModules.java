@@ -14,6 +14,7 @@ import dev.sandjar.packs.internal.zip.ZipModule;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,6 +36,20 @@ public final class HostModules {
      * The host modules Sandjar ships, each pinned to its {@code @sandjar/<id>} pack (docs/packs.md,
      * "Shipped packs").
      */
+    /** Sandjar's own modules, made once: their operations hold no per-run state. */
+    private static final List<HostModule> BUILT_IN =
+            List.of(
+                    DiffModule.create().asBuiltIn(),
+                    CsvModule.create().asBuiltIn(),
+                    HtmlModule.create().asBuiltIn(),
+                    XmlModule.create().asBuiltIn(),
+                    ZipModule.create().asBuiltIn(),
+                    PdfModule.create().asBuiltIn(),
+                    XlsxModule.create().asBuiltIn(),
+                    DocxModule.create().asBuiltIn(),
+                    TokensModule.create().asBuiltIn(),
+                    ExifModule.create().asBuiltIn());
+
     public static HostModules builtIn() {
         return builder().addBuiltIns().build();
     }
@@ -86,16 +101,10 @@ public final class HostModules {
         private Builder() {}
 
         public Builder addBuiltIns() {
-            return add(DiffModule.create())
-                    .add(CsvModule.create())
-                    .add(HtmlModule.create())
-                    .add(XmlModule.create())
-                    .add(ZipModule.create())
-                    .add(PdfModule.create())
-                    .add(XlsxModule.create())
-                    .add(DocxModule.create())
-                    .add(TokensModule.create())
-                    .add(ExifModule.create());
+            for (HostModule m : BUILT_IN) {
+                add(m);
+            }
+            return this;
         }
 
         public Builder add(HostModule module) {

@@ -2,6 +2,9 @@ package dev.sandjar.packs;
 
 import dev.sandjar.host.Bridge;
 import dev.sandjar.host.ModuleResolution;
+import dev.sandjar.host.Operation;
+import dev.sandjar.packs.internal.HostModuleTask;
+import dev.sandjar.packs.internal.HostWork;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +109,23 @@ final class PackLoader implements ModuleResolution {
         }
         HostModule hm = snapshot.hosts.find(node.hostId()).orElseThrow();
         Bridge.Builder b = Bridge.builder(Facades.hostBridgeName(hm.id())).guest("(host) => ({})");
-        hm.exports().values().forEach(b::operation);
+        for (Operation op : hm.exports().values()) {
+            b.operation(hm.isBuiltIn() ? isolated(hm, op) : op);
+        }
         return b.build();
+    }
+
+    /**
+     * A built-in module's export whose calls run in the sandbox's worker processes: the arguments
+     * are checked here, as for any operation, then the worker runs the same handler on them.
+     */
+    private static Operation isolated(HostModule hm, Operation op) {
+        Operation.Builder b = Operation.builder(op.name());
+        op.params().forEach(b::param);
+        return b.handler(
+                        call ->
+                                HostWork.isolated(
+                                        call, HostModuleTask.class, HostModuleTask.input(hm, call)))
+                .build();
     }
 }

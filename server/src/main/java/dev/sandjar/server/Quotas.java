@@ -18,15 +18,26 @@ import java.util.Set;
  * @param maxHostMemoryBytes host memory the token's runs hold at once on the server (media handles,
  *     results crossing from worker processes, in-process host calls: {@code HostMemory},
  *     docs/sandbox.md, "Host work"), and the ceiling of a request's {@code limits.hostMemoryMb}
+ * @param maxBodyBytesPerMinute bytes of request bodies the token sends in any 60 seconds (a sliding
+ *     window): parsing a body costs the server's CPU and heap before any run starts
  */
 public record Quotas(
-        int maxSessions, long maxSessionBytes, int maxForksPerMinute, long maxHostMemoryBytes) {
+        int maxSessions,
+        long maxSessionBytes,
+        int maxForksPerMinute,
+        long maxHostMemoryBytes,
+        long maxBodyBytesPerMinute) {
     /** What a token whose policy names no quota gets (each capped by the server's bound). */
-    public static final Quotas DEFAULTS = new Quotas(10, 1L << 30, 60, 256L << 20);
+    public static final Quotas DEFAULTS = new Quotas(10, 1L << 30, 60, 256L << 20, 256L << 20);
 
-    /** The quotas of an earlier version, with the default host memory. */
+    /** The quotas of an earlier version, with the defaults of the later ones. */
     public Quotas(int maxSessions, long maxSessionBytes, int maxForksPerMinute) {
-        this(maxSessions, maxSessionBytes, maxForksPerMinute, DEFAULTS.maxHostMemoryBytes);
+        this(
+                maxSessions,
+                maxSessionBytes,
+                maxForksPerMinute,
+                DEFAULTS.maxHostMemoryBytes,
+                DEFAULTS.maxBodyBytesPerMinute);
     }
 
     /** The largest {@code maxSessionBytes} a server allows: 1 PiB, in effect no bound. */
@@ -37,7 +48,12 @@ public record Quotas(
 
     /** The policy fields that are quotas. */
     static final Set<String> FIELDS =
-            Set.of("maxSessions", "maxSessionBytes", "maxForksPerMinute", "maxHostMemoryBytes");
+            Set.of(
+                    "maxSessions",
+                    "maxSessionBytes",
+                    "maxForksPerMinute",
+                    "maxHostMemoryBytes",
+                    "maxBodyBytesPerMinute");
 
     /** The largest {@code maxHostMemoryBytes} a server allows: 1 PiB, in effect no bound. */
     static final long MAX_HOST_MEMORY_BYTES = 1L << 50;
@@ -54,6 +70,10 @@ public record Quotas(
             throw new IllegalArgumentException(
                     "maxForksPerMinute (" + maxForksPerMinute + ") must be >= 1");
         }
+        if (maxBodyBytesPerMinute < 1024) {
+            throw new IllegalArgumentException(
+                    "maxBodyBytesPerMinute (" + maxBodyBytesPerMinute + ") must be >= 1024");
+        }
         if (maxHostMemoryBytes < (1L << 20)) {
             throw new IllegalArgumentException(
                     "maxHostMemoryBytes (" + maxHostMemoryBytes + ") must be >= 1048576");
@@ -66,7 +86,11 @@ public record Quotas(
      */
     static Quotas bounds(int serverMaxSessions) {
         return new Quotas(
-                serverMaxSessions, MAX_SESSION_BYTES, MAX_FORKS_PER_MINUTE, MAX_HOST_MEMORY_BYTES);
+                serverMaxSessions,
+                MAX_SESSION_BYTES,
+                MAX_FORKS_PER_MINUTE,
+                MAX_HOST_MEMORY_BYTES,
+                MAX_HOST_MEMORY_BYTES);
     }
 
     /**
@@ -89,7 +113,12 @@ public record Quotas(
                         policy,
                         "maxHostMemoryBytes",
                         DEFAULTS.maxHostMemoryBytes,
-                        bound.maxHostMemoryBytes));
+                        bound.maxHostMemoryBytes),
+                quota(
+                        policy,
+                        "maxBodyBytesPerMinute",
+                        DEFAULTS.maxBodyBytesPerMinute,
+                        bound.maxBodyBytesPerMinute));
     }
 
     private static long quota(JsonNode policy, String field, long fallback, long bound) {

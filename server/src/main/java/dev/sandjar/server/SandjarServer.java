@@ -107,6 +107,10 @@ public final class SandjarServer implements AutoCloseable {
 
     private final RunnerPage runnerPage = new RunnerPage();
 
+    /** Each token's request bodies of the last minute ({@code maxBodyBytesPerMinute}). */
+    private final java.util.Map<String, BodyWindow> bodyWindows =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     /** {@code POST /api/runs} handlers that have not returned: their clients await an answer. */
     private final AtomicInteger answering = new AtomicInteger();
 
@@ -540,6 +544,21 @@ public final class SandjarServer implements AutoCloseable {
     private byte[] body(Context ctx) throws IOException {
         long max = config.maxBodyBytes;
         long declared = ctx.req().getContentLengthLong();
+        Tokens.Token token = token(ctx);
+        BodyWindow window = bodyWindows.computeIfAbsent(token.name(), n -> new BodyWindow());
+        long quota = token.policy().quotas().maxBodyBytesPerMinute();
+        if (declared > 0 && declared <= max) {
+            try {
+                window.take(declared, quota); // refused before any of it is parsed
+            } catch (ApiException refused) {
+                // Read and drop it (at most the body limit), so the client reads the 429 instead of
+                // a connection broken under its upload; reading costs little, parsing is the cost.
+                try (InputStream in = ctx.req().getInputStream()) {
+                    swallow(in, declared);
+                }
+                throw refused;
+            }
+        }
         if (declared > max) {
             if (declared - max <= SWALLOW_BYTES) {
                 try (InputStream in = ctx.req().getInputStream()) {
@@ -568,7 +587,46 @@ public final class SandjarServer implements AutoCloseable {
                     ApiException.Code.PAYLOAD_TOO_LARGE,
                     "the body is over the limit of " + max + " bytes");
         }
+        if (declared <= 0) {
+            window.take(body.length, quota); // chunked: counted once read, before it is parsed
+        }
         return body;
+    }
+
+    /**
+     * The bytes of request bodies a token sent in the last minute (a sliding window), against its
+     * {@code maxBodyBytesPerMinute}: parsing a body costs the server CPU and heap that every tenant
+     * shares, before any run of the token starts.
+     */
+    private static final class BodyWindow {
+        private static final long MINUTE_NANOS = 60_000_000_000L;
+        private final java.util.ArrayDeque<long[]> sent = new java.util.ArrayDeque<>();
+        private long total;
+
+        synchronized void take(long bytes, long quota) {
+            long now = System.nanoTime();
+            while (!sent.isEmpty() && now - sent.peekFirst()[0] >= MINUTE_NANOS) {
+                total -= sent.removeFirst()[1];
+            }
+            if (total + bytes > quota) {
+                long wait = sent.isEmpty() ? 0 : sent.peekFirst()[0] + MINUTE_NANOS - now;
+                long seconds = Math.max(1, (wait + 999_999_999) / 1_000_000_000);
+                throw new ApiException(
+                        ApiException.Code.TOO_MANY_RUNS,
+                        "the token sent "
+                                + total
+                                + " bytes of request bodies in the last minute; "
+                                + bytes
+                                + " more would pass its cap (maxBodyBytesPerMinute "
+                                + quota
+                                + "); retry in "
+                                + seconds
+                                + " s",
+                        java.util.Map.of("Retry-After", Long.toString(seconds)));
+            }
+            sent.addLast(new long[] {now, bytes});
+            total += bytes;
+        }
     }
 
     /**

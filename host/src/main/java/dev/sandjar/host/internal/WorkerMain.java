@@ -3,6 +3,7 @@ package dev.sandjar.host.internal;
 import dev.sandjar.host.BridgeException;
 import dev.sandjar.host.HostCall;
 import dev.sandjar.host.IsolatedTask;
+import dev.sandjar.transport.codec.Transport;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -60,6 +61,12 @@ public final class WorkerMain {
     private static final long MAX_REQUEST_BYTES = Integer.MAX_VALUE - 8;
 
     private final Map<String, IsolatedTask> tasks = new HashMap<>();
+    private final java.lang.management.MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+
+    /** The live heap of the idle worker: what a call's live bytes are counted above. */
+    private long baseline;
+
+    private long lastForcedGc;
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final MemoryPoolMXBean oldGen = oldGeneration();
     private final GarbageCollectorMXBean[] collectors =
@@ -85,59 +92,73 @@ public final class WorkerMain {
     }
 
     private void serve(DataInputStream in, DataOutputStream out) throws IOException {
+        System.gc();
+        baseline = memory.getHeapMemoryUsage().getUsed();
         Thread monitor = new Thread(this::monitor, "sandjar-worker-monitor");
         monitor.setDaemon(true);
         monitor.start();
-        WorkerWire.write(out, Map.of("hello", HELLO, "pid", ProcessHandle.current().pid()));
+        out.write(
+                WorkerWire.encode(
+                        Map.of("hello", HELLO, "pid", ProcessHandle.current().pid()), null));
+        out.flush();
         while (true) {
-            Object request;
+            WorkerWire.Frame request;
             try {
                 request = WorkerWire.readBody(in, WorkerWire.readLength(in), MAX_REQUEST_BYTES);
             } catch (EOFException sandboxClosedTheChannel) {
                 return;
             }
-            if (!(request instanceof Map<?, ?> r)) {
+            if (!(request.envelope() instanceof Map<?, ?> r)) {
                 Runtime.getRuntime().halt(EXIT_PROTOCOL);
                 return;
             }
-            Map<String, Object> response = call(r);
+            Object input = request.value() == null ? null : WorkerWire.decode(request.value());
+            Map<String, Object> envelope = new LinkedHashMap<>();
+            Object value = call(r, input, envelope);
             byte[] frame;
-            try {
-                frame = WorkerWire.encode(response);
+            if (envelope.containsKey("error")) {
+                frame = WorkerWire.encode(envelope, null);
+            } else {
+                String where = String.valueOf(r.get("where"));
                 long max = ((Number) r.get("maxResultBytes")).longValue();
-                if (frame.length - 8 > max) {
-                    frame =
-                            WorkerWire.encode(
-                                    failure(
-                                            new BridgeException(
-                                                    "RangeError",
-                                                    "HOST_RESULT_TOO_LARGE",
-                                                    r.get("where")
-                                                            + ": the result takes "
-                                                            + (frame.length - 8)
-                                                            + " bytes; a host call's result may"
-                                                            + " take at most "
-                                                            + max
-                                                            + " (hostBytes)"),
-                                            response));
+                Transport.Encoded result;
+                try {
+                    result = Transport.encode(value, "result");
+                } catch (RuntimeException e) {
+                    result = null;
+                    fail(
+                            envelope,
+                            BridgeException.hostError(
+                                    where
+                                            + " returned a value that cannot leave the worker: "
+                                            + e.getMessage()));
                 }
-            } catch (RuntimeException e) {
+                if (result != null && WorkerWire.partSize(result) > max) {
+                    fail(
+                            envelope,
+                            new BridgeException(
+                                    "RangeError",
+                                    "HOST_RESULT_TOO_LARGE",
+                                    where
+                                            + ": the result takes "
+                                            + WorkerWire.partSize(result)
+                                            + " bytes; a host call's result may take at most "
+                                            + max
+                                            + " (hostBytes)"));
+                    result = null;
+                }
                 frame =
                         WorkerWire.encode(
-                                failure(
-                                        BridgeException.hostError(
-                                                r.get("where")
-                                                        + " returned a value that cannot leave the"
-                                                        + " worker: "
-                                                        + e.getMessage()),
-                                        response));
+                                Transport.encode(envelope, "envelope"),
+                                envelope.containsKey("error") ? null : result);
             }
             out.write(frame);
             out.flush();
         }
     }
 
-    private Map<String, Object> call(Map<?, ?> r) {
+    /** Runs the call; fills {@code envelope} with its CPU time and, on failure, its error. */
+    private Object call(Map<?, ?> r, Object input, Map<String, Object> envelope) {
         String where = String.valueOf(r.get("where"));
         Call c =
                 new Call(
@@ -145,52 +166,40 @@ public final class WorkerMain {
                         Thread.currentThread().getId(),
                         ((Number) r.get("cpuNanos")).longValue(),
                         ((Number) r.get("hostBytes")).longValue());
-        Map<String, Object> response;
+        Object value = null;
         current = c;
         try {
             IsolatedTask task = task(String.valueOf(r.get("task")));
-            Object value = task.run(r.get("input"), c);
+            value = task.run(input, c);
             c.check();
-            response = new LinkedHashMap<>();
-            response.put("value", value);
         } catch (BridgeException e) {
-            response = failure(e, null);
+            fail(envelope, e);
         } catch (StackOverflowError e) {
-            response =
-                    failure(
-                            new BridgeException(
-                                    "RangeError",
-                                    "HOST_STACK_LIMIT",
-                                    where + ": the input nests too deeply for the host to read"),
-                            null);
+            fail(
+                    envelope,
+                    new BridgeException(
+                            "RangeError",
+                            "HOST_STACK_LIMIT",
+                            where + ": the input nests too deeply for the host to read"));
         } catch (RuntimeException | LinkageError e) {
             e.printStackTrace();
-            response =
-                    failure(
-                            BridgeException.hostError(
-                                    where
-                                            + " failed on the host ("
-                                            + e.getClass().getSimpleName()
-                                            + ")"),
-                            null);
+            fail(
+                    envelope,
+                    BridgeException.hostError(
+                            where + " failed on the host (" + e.getClass().getSimpleName() + ")"));
         } finally {
             current = null;
         }
-        response.put("cpuNanos", c.cpuUsed());
-        return response;
+        envelope.put("cpuNanos", c.cpuUsed());
+        return value;
     }
 
-    private static Map<String, Object> failure(BridgeException e, Map<String, Object> replacing) {
+    private static void fail(Map<String, Object> envelope, BridgeException e) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("name", e.name());
         error.put("code", e.code());
         error.put("message", e.getMessage());
-        Map<String, Object> response = new LinkedHashMap<>();
-        response.put("error", error);
-        if (replacing != null && replacing.containsKey("cpuNanos")) {
-            response.put("cpuNanos", replacing.get("cpuNanos"));
-        }
-        return response;
+        envelope.put("error", error);
     }
 
     private IsolatedTask task(String name) {
@@ -300,8 +309,30 @@ public final class WorkerMain {
                                 where + ": the run's CPU budget (timeout) is spent"));
                 return;
             }
+            // The heap past the bound may be garbage: a full collection (this process holds one
+            // call, so its pause is the call's own) tells what is live, at most every 100 ms.
+            long used = memory.getHeapMemoryUsage().getUsed() - baseline;
+            long now = System.nanoTime();
+            if (used > hostBytes && now - lastForcedGc > 100_000_000L) {
+                lastForcedGc = now;
+                System.gc();
+                long live = memory.getHeapMemoryUsage().getUsed() - baseline;
+                if (live > hostBytes) {
+                    stop(
+                            new BridgeException(
+                                    "RangeError",
+                                    "HOST_MEMORY_LIMIT",
+                                    where
+                                            + ": the call held "
+                                            + live
+                                            + " bytes; a host call may take at most "
+                                            + hostBytes
+                                            + " bytes (hostBytes)"));
+                    return;
+                }
+            }
             if (oldGen != null && fullCollections() > startCollections) {
-                long live = oldGen.getCollectionUsage().getUsed();
+                long live = oldGen.getCollectionUsage().getUsed() - baseline;
                 if (live > hostBytes) {
                     stop(
                             new BridgeException(

@@ -1,6 +1,7 @@
 package dev.sandjar.packs.internal;
 
 import dev.sandjar.host.BridgeException;
+import dev.sandjar.host.EncodedValue;
 import dev.sandjar.host.HostCall;
 import dev.sandjar.host.IsolatedTask;
 import dev.sandjar.host.OperationCall;
@@ -62,10 +63,12 @@ public final class HostWork {
         RunSession session = call.session();
         Ledger ledger = session.state(Ledger.class, Ledger::new);
         ledger.admit(call.where());
-        return session.isolated(call.where(), task, input)
+        // The value goes to the guest as the worker encoded it: never Java objects here.
+        return session.isolatedForGuest(call.where(), task, input)
                 .thenApply(
                         value -> {
-                            ledger.charge(units(value, 0));
+                            ledger.charge(
+                                    value instanceof EncodedValue e ? e.size() : units(value, 0));
                             return value;
                         });
     }
@@ -147,6 +150,11 @@ public final class HostWork {
 
         public String where() {
             return call.where();
+        }
+
+        /** Whether {@link #check()} would throw. */
+        public boolean isStopped() {
+            return call.isStopped();
         }
 
         /** Throws once the call must stop: the run ended, or its CPU or memory bound is passed. */

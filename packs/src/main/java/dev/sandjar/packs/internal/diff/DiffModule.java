@@ -6,12 +6,12 @@ import dev.sandjar.host.OperationCall;
 import dev.sandjar.host.Param;
 import dev.sandjar.packs.HostModule;
 import dev.sandjar.packs.internal.HostLimits;
+import dev.sandjar.packs.internal.HostWork;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code diff} host module, declared by {@code @sandjar/diff}: line diffs of two texts. Its
@@ -58,9 +58,10 @@ public final class DiffModule {
     private static Object diffLines(OperationCall call) {
         List<String> a = lines(call, 0);
         List<String> b = lines(call, 1);
-        return CompletableFuture.supplyAsync(
-                () -> {
-                    List<TextDiff.Run> runs = run(call, a, b);
+        return HostWork.submit(
+                call,
+                w -> {
+                    List<TextDiff.Run> runs = run(call, a, b, w);
                     List<Map<String, Object>> changes = new ArrayList<>(runs.size());
                     int x = 0;
                     int y = 0;
@@ -90,8 +91,7 @@ public final class DiffModule {
                         changes.add(change);
                     }
                     return changes;
-                },
-                call.session().executor());
+                });
     }
 
     private static Object unifiedDiff(OperationCall call) {
@@ -107,14 +107,14 @@ public final class DiffModule {
         int context = context(call, options.get("context"));
         String from = fileName(call, options, "fromFile", "a");
         String to = fileName(call, options, "toFile", "b");
-        return CompletableFuture.supplyAsync(
-                () -> TextDiff.unified(a, b, run(call, a, b), context, from, to),
-                call.session().executor());
+        return HostWork.submit(
+                call, w -> TextDiff.unified(a, b, run(call, a, b, w), context, from, to));
     }
 
-    private static List<TextDiff.Run> run(OperationCall call, List<String> a, List<String> b) {
+    private static List<TextDiff.Run> run(
+            OperationCall call, List<String> a, List<String> b, HostWork.Work w) {
         try {
-            return TextDiff.diff(a, b, MAX_WORK, () -> call.session().isCancelled());
+            return TextDiff.diff(a, b, MAX_WORK, w::isStopped);
         } catch (TextDiff.Stopped e) {
             throw new BridgeException(
                     "DiffError", "DIFF_TOO_COMPLEX", call.where() + ": " + e.getMessage());
