@@ -43,6 +43,11 @@ public final class HostWorkCost {
         WORKLOADS.put("pdf.info (1 page)", pdf + "return (await pdf.info(doc)).pages;");
         WORKLOADS.put("pdf.text (2 pages)", pdf + "return (await pdf.text(doc)).length;");
         WORKLOADS.put(
+                "csv.parse (1,000 rows)",
+                "import { parse } from '@sandjar/csv';\n"
+                        + "return (await parse('name,qty\\n' + 'apple,3\\n'.repeat(1000), { header:"
+                        + " true })).length;");
+        WORKLOADS.put(
                 "canvas.toBytes (200 x 200, 60 ops)",
                 "const c = createCanvas(200, 200); const ctx = c.getContext('2d');\n"
                     + "for (let i = 0; i < 20; i++) { ctx.fillStyle = `hsl(${i * 18}, 70%, 50%)`;"
