@@ -44,7 +44,8 @@ class HostWorkTest {
                     "crash", TestTasks.Crash.class,
                     "refuse", TestTasks.Refuse.class,
                     "pid", TestTasks.Pid.class,
-                    "big", TestTasks.Big.class);
+                    "big", TestTasks.Big.class,
+                    "late", TestTasks.Late.class);
 
     /**
      * {@code tasks.run(name, input)} (a promise), {@code tasks.now(name, input)}, {@code
@@ -363,6 +364,37 @@ class HostWorkTest {
         assertEquals(List.of("HOST_MEMORY_LIMIT", true), v);
         HostMemory large = HostMemory.of("tenant b's host memory", 512L << 20);
         assertEquals(16L, ok(run("return await tasks.local('alloc', 16)", large)));
+    }
+
+    /**
+     * A worker ends its process for the call past its bound, never for the next one: a monitor held
+     * up between deciding and ending (here for 0.8 s) holds up the call's end with it, so the late
+     * call fails by its bound and the next run's calls, sent to a fresh worker, succeed (had the
+     * late call answered first, the process would end under one of them).
+     */
+    @Test
+    void aWorkerEndedForALateCallNeverFailsTheNextCall() {
+        HostIsolation paused =
+                HostIsolation.builder()
+                        .withWorkers(1)
+                        .withJvmOptions(List.of("-Dsandjar.worker.faultHaltPauseMillis=800"))
+                        .build();
+        try (Sandbox own = Sandbox.builder().poolSize(1).hostIsolation(paused).build()) {
+            Limits short_ = Limits.builder().timeout(Duration.ofMillis(300)).build();
+            RunResult late =
+                    own.run(
+                            RunRequest.builder("return await tasks.run('late', 400)")
+                                    .bridge(TASKS_BRIDGE)
+                                    .limits(short_)
+                                    .build());
+            assertFalse(late.isOk());
+            assertEquals(RunError.Kind.TIMEOUT, late.error().kind(), late.toString());
+            String calls =
+                    "let n = 0; for (let i = 0; i < 2500; i++) n += await tasks.run('echo', 1);"
+                            + " return n;";
+            RunResult next = own.run(RunRequest.builder(calls).bridge(TASKS_BRIDGE).build());
+            assertEquals(2500L, ok(next));
+        }
     }
 
     /** A worker idle for its idle timeout exits; the next call starts another. */

@@ -64,6 +64,30 @@ public final class TestTasks {
         }
     }
 
+    /**
+     * Spins until its call is stopped, goes on for its input's milliseconds without checking (past
+     * the worker's grace when that is longer), then checks: a parser that looks late.
+     */
+    public static final class Late implements IsolatedTask {
+        public Late() {}
+
+        @Override
+        public Object run(Object input, HostCall call) {
+            long x = 0;
+            while (!call.isStopped()) {
+                x = x * 31 + 7;
+                Spin.sink = x;
+            }
+            long until = System.nanoTime() + ((Number) input).longValue() * 1_000_000L;
+            while (System.nanoTime() < until) {
+                x = x * 31 + 7;
+                Spin.sink = x;
+            }
+            call.check();
+            return x;
+        }
+    }
+
     /** Ends its own process, as a crash in a native decoder would. */
     public static final class Crash implements IsolatedTask {
         public Crash() {}

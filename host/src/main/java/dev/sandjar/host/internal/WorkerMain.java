@@ -58,6 +58,15 @@ public final class WorkerMain {
     static final long GRACE_NANOS = 200_000_000L;
 
     private static final long POLL_MILLIS = 10;
+
+    /**
+     * Test support only: how long the monitor waits between deciding to end the process and ending
+     * it, as a monitor thread the scheduler put aside would (system property {@code
+     * sandjar.worker.faultHaltPauseMillis}; 0 outside the tests).
+     */
+    private static final long HALT_PAUSE_MILLIS =
+            Long.getLong("sandjar.worker.faultHaltPauseMillis", 0);
+
     private static final long MAX_REQUEST_BYTES = Integer.MAX_VALUE - 8;
 
     private final Map<String, IsolatedTask> tasks = new HashMap<>();
@@ -72,6 +81,13 @@ public final class WorkerMain {
     private final GarbageCollectorMXBean[] collectors =
             ManagementFactory.getGarbageCollectorMXBeans().toArray(GarbageCollectorMXBean[]::new);
     private volatile Call current;
+
+    /**
+     * Held by the monitor from its last look at a call until it ends the process, and by the call's
+     * end: so the process is never ended for a call that has already answered (the sandbox would
+     * blame the next call, which it may already have sent).
+     */
+    private final Object callEnd = new Object();
 
     private WorkerMain() {}
 
@@ -188,7 +204,9 @@ public final class WorkerMain {
                     BridgeException.hostError(
                             where + " failed on the host (" + e.getClass().getSimpleName() + ")"));
         } finally {
-            current = null;
+            synchronized (callEnd) {
+                current = null;
+            }
         }
         envelope.put("cpuNanos", c.cpuUsed());
         return value;
@@ -295,9 +313,17 @@ public final class WorkerMain {
 
         void meter() {
             if (stop != null) {
-                if (System.nanoTime() - stoppedAt > GRACE_NANOS && current == this) {
-                    Runtime.getRuntime()
-                            .halt("HOST_MEMORY_LIMIT".equals(stop.code()) ? EXIT_MEMORY : EXIT_CPU);
+                if (System.nanoTime() - stoppedAt > GRACE_NANOS) {
+                    synchronized (callEnd) {
+                        if (current == this) {
+                            pauseBeforeHalt();
+                            Runtime.getRuntime()
+                                    .halt(
+                                            "HOST_MEMORY_LIMIT".equals(stop.code())
+                                                    ? EXIT_MEMORY
+                                                    : EXIT_CPU);
+                        }
+                    }
                 }
                 return;
             }
@@ -344,6 +370,16 @@ public final class WorkerMain {
                                             + " bytes; a host call may take at most "
                                             + hostBytes
                                             + " bytes (hostBytes)"));
+                }
+            }
+        }
+
+        private void pauseBeforeHalt() {
+            if (HALT_PAUSE_MILLIS > 0) {
+                try {
+                    Thread.sleep(HALT_PAUSE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
         }
