@@ -29,6 +29,7 @@ import org.objectweb.asm.tree.LookupSwitchInsnNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TableSwitchInsnNode;
+import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
 import org.objectweb.asm.tree.analysis.Analyzer;
 import org.objectweb.asm.tree.analysis.AnalyzerException;
@@ -49,6 +50,14 @@ final class MethodSplitter implements Opcodes {
 
     /** A larger cold region is split into its dominator subtrees instead. */
     static final int MAX_INSNS = 2400;
+
+    private static final boolean DEBUG = Boolean.getBoolean("outline.debug");
+
+    /** The size mode's slack: what its byte counts may be off by. */
+    private static final int MARGIN = 64;
+
+    /** The size mode moves no smaller region: its stub would save next to nothing. */
+    private static final int MIN_GROUP_BYTES = 24;
 
     private final ClassNode owner;
     private final MethodNode mn;
@@ -506,6 +515,402 @@ final class MethodSplitter implements Opcodes {
         return out;
     }
 
+    /**
+     * The size mode ({@link SizeSplit}): moves one region out of this method, whose code is {@code
+     * currentBytes} bytes, into a new method {@code name}; returns it (the caller adds it to the
+     * class), or null when no region can move. The region is the largest movable one whose new
+     * method would fit in {@code maxBytes}; failing that, the largest one that still leaves this
+     * method smaller (the new method is then split in turn). Locals written in the region come back
+     * in the method's scratch array: the memory's shared one when {@code memorySlot} is the
+     * method's memory parameter (the array {@link InlineAccesses#shareScratch} gives the other
+     * outlined methods), else one the method allocates on entry.
+     */
+    MethodNode splitOne(int maxBytes, int currentBytes, String name, int memorySlot) {
+        AbstractInsnNode[] head = new AbstractInsnNode[4];
+        int h = 0;
+        for (AbstractInsnNode i = mn.instructions.getFirst(); i != null && h < 4; i = i.getNext()) {
+            if (i.getOpcode() >= 0) {
+                head[h++] = i;
+            }
+        }
+        int existing = -1;
+        AbstractInsnNode lengthNode = null;
+        boolean shared = memorySlot >= 0;
+        if (h == 4
+                && head[0] instanceof VarInsnNode m0
+                && m0.getOpcode() == ALOAD
+                && head[1].getOpcode() == CHECKCAST
+                && head[2] instanceof FieldInsnNode f
+                && f.name.equals("scratch")
+                && f.owner.equals(InlineAccesses.BLOCK_MEMORY)
+                && head[3] instanceof VarInsnNode v
+                && v.getOpcode() == ASTORE) {
+            existing = v.var;
+            shared = true;
+        } else if (h >= 3
+                && scratchLength(head[0]) >= 0
+                && head[1] instanceof IntInsnNode a
+                && a.getOpcode() == NEWARRAY
+                && a.operand == T_LONG
+                && head[2] instanceof VarInsnNode v
+                && v.getOpcode() == ASTORE) {
+            existing = v.var;
+            lengthNode = head[0];
+            shared = false;
+        }
+        int[] bytes = subtreeBytes();
+        List<Integer> order = candidates();
+        order.sort((x, y) -> bytes[y] != bytes[x] ? bytes[y] - bytes[x] : rpoNum[x] - rpoNum[y]);
+        // Regions fill one new method, largest first, until this method would fit: several of
+        // them share it behind an entry switch (a loop's many small case bodies, each already a
+        // call stub, move together for a few bytes of stub each).
+        int need = currentBytes - maxBytes + MARGIN;
+        List<Integer> group = new ArrayList<>();
+        Set<Integer> inGroup = new HashSet<>();
+        int groupBytes = 0;
+        int gain = 0;
+        int fallback = -1;
+        for (int b : order) {
+            if (bytes[b] < MIN_GROUP_BYTES) {
+                break;
+            }
+            if (inGroup.contains(b) || !exitsClean(b)) {
+                continue;
+            }
+            Set<Integer> r = region(b);
+            if (group.stream().anyMatch(r::contains)) {
+                continue;
+            }
+            if (bytes[b] > maxBytes) {
+                if (fallback < 0) {
+                    int[] c = cost(List.of(b), shared);
+                    if (c != null && bytes[b] + c[0] < currentBytes - MARGIN) {
+                        fallback = b;
+                    }
+                }
+                continue;
+            }
+            List<Integer> trial = new ArrayList<>(group);
+            trial.add(b);
+            int[] c = cost(trial, shared);
+            if (c == null || groupBytes + bytes[b] + c[0] > maxBytes) {
+                continue;
+            }
+            group = trial;
+            inGroup.addAll(r);
+            groupBytes += bytes[b];
+            gain = groupBytes - c[1];
+            if (gain >= need) {
+                break;
+            }
+        }
+        if (DEBUG) {
+            System.err.printf(
+                    "%s %d: %d regions (%d bytes, gain %d) fallback %d (%d) of %d candidates%n",
+                    mn.name,
+                    currentBytes,
+                    group.size(),
+                    groupBytes,
+                    gain,
+                    fallback,
+                    fallback < 0 ? 0 : bytes[fallback],
+                    order.size());
+        }
+        if (group.isEmpty() || gain < MARGIN) {
+            if (fallback < 0) {
+                return null;
+            }
+            group = new ArrayList<>(List.of(fallback));
+        }
+        if (existing >= 0) {
+            tmpSlot = existing;
+        }
+        group.sort((x, y) -> rpoNum[x] - rpoNum[y]);
+        MethodNode out = extract(group, name);
+        mn.instructions.add(tail);
+        if (tmpSlot >= 0 && existing < 0) {
+            InsnList init = new InsnList();
+            if (shared) {
+                init.add(new VarInsnNode(ALOAD, memorySlot));
+                init.add(new TypeInsnNode(CHECKCAST, InlineAccesses.BLOCK_MEMORY));
+                init.add(new FieldInsnNode(GETFIELD, InlineAccesses.BLOCK_MEMORY, "scratch", "[J"));
+            } else {
+                init.add(new IntInsnNode(NEWARRAY, T_LONG));
+                init.insert(intConst(scratchLength));
+            }
+            init.add(new VarInsnNode(ASTORE, tmpSlot));
+            mn.instructions.insert(init);
+        } else if (lengthNode != null && scratchLength > scratchLength(lengthNode)) {
+            mn.instructions.set(lengthNode, intConst(scratchLength));
+        }
+        return out;
+    }
+
+    /**
+     * Makes every block entry that has values on the operand stack (Chicory keeps a wasm block's
+     * results there across branches, so such code has no candidate region) start with an empty one:
+     * each predecessor stores the values it carries into locals kept for their stack positions,
+     * below a branch's own operands, and the block loads them back. The same values flow, through
+     * locals instead of the stack. Blocks carrying a reference are left as they are. Returns
+     * whether anything changed; the splitter must then be made again.
+     */
+    boolean spillStacks() {
+        Map<Integer, Integer> spill = new HashMap<>();
+        Map<Integer, Integer> temp = new HashMap<>();
+        int[] next = {InlineAccesses.localsUsed(mn)};
+        boolean changed = false;
+        for (int b : rpo) {
+            if (b == 0 || emptyStack(b)) {
+                continue;
+            }
+            Frame<BasicValue> f = frames[starts.get(b)];
+            if (f == null || !primitive(f, 0, f.getStackSize())) {
+                continue;
+            }
+            InsnList load = new InsnList();
+            for (int i = 0; i < f.getStackSize(); i++) {
+                Type t = f.getStack(i).getType();
+                load.add(new VarInsnNode(t.getOpcode(ILOAD), local(spill, i, t, next)));
+            }
+            mn.instructions.insert(insns[starts.get(b)], load);
+            changed = true;
+        }
+        for (int p : rpo) {
+            AbstractInsnNode x = insns[end(p) - 1];
+            int depth = -1;
+            for (int s : succ.get(p)) {
+                Frame<BasicValue> f = frames[starts.get(s)];
+                if (f != null && f.getStackSize() > 0 && primitive(f, 0, f.getStackSize())) {
+                    depth = f.getStackSize();
+                }
+            }
+            if (depth < 0) {
+                continue;
+            }
+            int ops = operands(x);
+            Frame<BasicValue> at = frames[end(p) - 1];
+            InsnList st = new InsnList();
+            if (ops < 0) {
+                // falls through into the block: the carried values are all that is on the stack
+                at = frames[starts.get(p + 1)];
+                ops = 0;
+            }
+            int top = at.getStackSize();
+            for (int i = top - 1; i >= top - ops; i--) {
+                Type t = at.getStack(i).getType();
+                st.add(new VarInsnNode(t.getOpcode(ISTORE), local(temp, i, t, next)));
+            }
+            for (int i = depth - 1; i >= 0; i--) {
+                Type t = at.getStack(i).getType();
+                st.add(new VarInsnNode(t.getOpcode(ISTORE), local(spill, i, t, next)));
+            }
+            for (int i = top - ops; i < top; i++) {
+                Type t = at.getStack(i).getType();
+                st.add(new VarInsnNode(t.getOpcode(ILOAD), local(temp, i, t, next)));
+            }
+            if (operands(x) < 0) {
+                // before the next block's label: after this block's own loads, if it has any
+                mn.instructions.insertBefore(insns[starts.get(p + 1)], st);
+            } else {
+                mn.instructions.insertBefore(x, st);
+            }
+        }
+        mn.maxLocals = Math.max(mn.maxLocals, next[0]);
+        return changed;
+    }
+
+    private static boolean primitive(Frame<BasicValue> f, int from, int to) {
+        for (int i = from; i < to; i++) {
+            Type t = f.getStack(i).getType();
+            if (t == null || t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int local(Map<Integer, Integer> m, int pos, Type t, int[] next) {
+        return m.computeIfAbsent(
+                pos * 16 + t.getSort(),
+                k -> {
+                    int l = next[0];
+                    next[0] += t.getSize();
+                    return l;
+                });
+    }
+
+    /** The operands a block's last instruction takes off the stack to branch, -1 for none. */
+    private static int operands(AbstractInsnNode x) {
+        int op = x.getOpcode();
+        if (op == GOTO) {
+            return 0;
+        }
+        if (op == TABLESWITCH || op == LOOKUPSWITCH || (op >= IFEQ && op <= IFLE)) {
+            return 1;
+        }
+        if (op == IFNULL || op == IFNONNULL) {
+            return 1;
+        }
+        if (op >= IF_ICMPEQ && op <= IF_ACMPNE) {
+            return 2;
+        }
+        return -1;
+    }
+
+    /** The constant {@code i} pushes, or -1 when it is no small int constant. */
+    private static int scratchLength(AbstractInsnNode i) {
+        if (i instanceof IntInsnNode c && (c.getOpcode() == BIPUSH || c.getOpcode() == SIPUSH)) {
+            return c.operand;
+        }
+        int op = i.getOpcode();
+        return op >= ICONST_0 && op <= ICONST_5 ? op - ICONST_0 : -1;
+    }
+
+    /**
+     * For a region that can move on its own: the bytes its new method adds around it (loading the
+     * arguments, storing what comes back at each exit) and the bytes of its stub in this method.
+     * Null when it cannot move: an exit onto a stack, an argument unassigned at its entry or a
+     * reference of no known type, a reference written and live after it, or (with the shared
+     * scratch array) more locals to return than the array holds.
+     */
+    private int[] cost(List<Integer> entries, boolean shared) {
+        for (int b : entries) {
+            if (!candidate(b)) {
+                return null;
+            }
+        }
+        TreeSet<Integer> p = params(entries);
+        if (p == null) {
+            return null;
+        }
+        Frame<BasicValue> f = frames[starts.get(entries.get(0))];
+        for (int l : p) {
+            int sort = f.getLocal(l).getType().getSort();
+            if ((sort == Type.OBJECT || sort == Type.ARRAY) && knownRefType(l) == null) {
+                if (DEBUG) {
+                    System.err.println("   unknown ref " + l);
+                }
+                return null;
+            }
+        }
+        Set<Integer> reg = new HashSet<>();
+        for (int b : entries) {
+            reg.addAll(region(b));
+        }
+        BitSet liveOut = liveOut(reg);
+        Set<Integer> back = new HashSet<>();
+        Set<Integer> exits = new HashSet<>();
+        int returns = 0;
+        for (int x : reg) {
+            for (int k = starts.get(x); k < end(x); k++) {
+                AbstractInsnNode i = insns[k];
+                if (writes(i) && liveOut.get(localOf(i))) {
+                    if (i.getOpcode() == ASTORE && aliasOf(localOf(i), 0) < 0) {
+                        if (DEBUG) {
+                            System.err.println(
+                                    "   ref written "
+                                            + localOf(i)
+                                            + " after "
+                                            + i.getPrevious().getOpcode()
+                                            + " "
+                                            + i.getPrevious().getPrevious().getOpcode()
+                                            + " in block "
+                                            + x
+                                            + " entry "
+                                            + entries);
+                        }
+                        return null;
+                    }
+                    if (i.getOpcode() != ASTORE) {
+                        back.add(localOf(i));
+                    }
+                }
+                if (i.getOpcode() >= IRETURN && i.getOpcode() <= RETURN) {
+                    returns++;
+                }
+            }
+            for (int s : succ.get(x)) {
+                if (!reg.contains(s)) {
+                    exits.add(s);
+                }
+            }
+        }
+        if (shared && back.size() + 1 > Outliner.SCRATCH_SLOTS) {
+            return null;
+        }
+        int k = entries.size() > 1 ? entries.size() : 0;
+        int around = 8 * p.size() + 12 * returns + 4 * k + 16;
+        for (int t : exits) {
+            around += 4;
+            for (int l : back) {
+                if (liveIn[t].get(l)) {
+                    around += 8;
+                }
+            }
+        }
+        int stub = 4 * p.size() + 8 + 7 * back.size() + 16 + 4 * (exits.size() + 1) + 5 * k;
+        return new int[] {around, stub};
+    }
+
+    /** The bytes of each block's dominator subtree, as {@link #insnBytes} counts them. */
+    private int[] subtreeBytes() {
+        int[] bytes = new int[nb];
+        for (int i = rpo.size() - 1; i >= 0; i--) {
+            int b = rpo.get(i);
+            int s = 0;
+            for (int k = starts.get(b); k < end(b); k++) {
+                s += insnBytes(insns[k]);
+            }
+            for (int c : kids.get(b)) {
+                s += bytes[c];
+            }
+            bytes[b] = s;
+        }
+        return bytes;
+    }
+
+    /**
+     * An instruction's length in the class file as the class writer lays it out (a switch with its
+     * most padding); close enough to choose regions by, the caller measures the result.
+     */
+    static int insnBytes(AbstractInsnNode i) {
+        int op = i.getOpcode();
+        if (op < 0) {
+            return 0;
+        }
+        if (i instanceof VarInsnNode v) {
+            return v.var < 4 ? 1 : v.var < 256 ? 2 : 4;
+        }
+        if (i instanceof IincInsnNode v) {
+            return v.var < 256 && v.incr >= Byte.MIN_VALUE && v.incr <= Byte.MAX_VALUE ? 3 : 6;
+        }
+        if (i instanceof IntInsnNode) {
+            return op == SIPUSH ? 3 : 2;
+        }
+        if (i instanceof TableSwitchInsnNode t) {
+            return 16 + 4 + 4 * t.labels.size();
+        }
+        if (i instanceof LookupSwitchInsnNode t) {
+            return 12 + 4 + 8 * t.labels.size();
+        }
+        if (i instanceof LdcInsnNode) {
+            return 3;
+        }
+        if (op == INVOKEINTERFACE || op == INVOKEDYNAMIC) {
+            return 5;
+        }
+        if (op == MULTIANEWARRAY) {
+            return 4;
+        }
+        if (i instanceof JumpInsnNode
+                || i instanceof FieldInsnNode
+                || i instanceof MethodInsnNode
+                || i instanceof TypeInsnNode) {
+            return 3;
+        }
+        return 1;
+    }
+
     private int realInsns() {
         int r = 0;
         for (AbstractInsnNode x : mn.instructions) {
@@ -582,6 +987,10 @@ final class MethodSplitter implements Opcodes {
      * dispatches on the index.
      */
     private MethodNode extract(List<Integer> entries, int seq) {
+        return extract(entries, mn.name + "$cold" + seq);
+    }
+
+    private MethodNode extract(List<Integer> entries, String name) {
         Set<Integer> reg = new TreeSet<>();
         for (int e : entries) {
             reg.addAll(region(e));
@@ -619,11 +1028,16 @@ final class MethodSplitter implements Opcodes {
         List<Type> ptypes = new ArrayList<>();
         for (int l : params) {
             Type t = fin.getLocal(l).getType();
-            ptypes.add(t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY ? argType(l) : t);
+            ptypes.add(t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY ? refType(l) : t);
         }
         List<Integer> back = new ArrayList<>();
+        List<Integer> copies = new ArrayList<>();
         for (int l : new TreeSet<>(wtype.keySet())) {
             if (liveOut.get(l)) {
+                if (wtype.get(l).getSort() == Type.OBJECT && aliasOf(l, 0) >= 0) {
+                    copies.add(l);
+                    continue;
+                }
                 if (wtype.get(l).getSort() == Type.OBJECT) {
                     throw new IllegalStateException(
                             mn.name + ": a region writes reference local " + l);
@@ -644,7 +1058,6 @@ final class MethodSplitter implements Opcodes {
             shift++;
         }
         desc.append(")I");
-        String name = mn.name + "$cold" + seq;
         MethodNode om =
                 new MethodNode(
                         ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC,
@@ -750,6 +1163,11 @@ final class MethodSplitter implements Opcodes {
             fromLong(s, ty);
             s.add(new VarInsnNode(ty.getOpcode(ISTORE), back.get(j)));
         }
+        // a reference local that only ever holds a parameter is assigned it again, not carried
+        for (int l : copies) {
+            s.add(new VarInsnNode(ALOAD, aliasOf(l, 0)));
+            s.add(new VarInsnNode(ASTORE, l));
+        }
         LabelNode retCase = new LabelNode();
         if (exits.isEmpty()) {
             s.add(new InsnNode(POP));
@@ -821,7 +1239,100 @@ final class MethodSplitter implements Opcodes {
         return (LabelNode) insns[starts.get(b)];
     }
 
-    private Type argType(int local) {
+    private Type refType(int local) {
+        Type t = knownRefType(local);
+        if (t == null) {
+            throw new IllegalStateException(
+                    mn.name + ": reference local " + local + " is not a parameter");
+        }
+        return t;
+    }
+
+    /**
+     * The type of reference local {@code local}: a parameter's declared type, or (for a local the
+     * passes made) the one type every store to it has: a parameter copied in, a field read, a cast
+     * or a new {@code long[]}. Null when it is none of those.
+     */
+    private Type knownRefType(int local) {
+        return knownRefType(local, 0);
+    }
+
+    private Type knownRefType(int local, int depth) {
+        Type param = paramType(local);
+        if (depth > 4) {
+            return param;
+        }
+        Type found = null;
+        for (AbstractInsnNode i : mn.instructions) {
+            if (!(i instanceof VarInsnNode v) || v.var != local || v.getOpcode() != ASTORE) {
+                continue;
+            }
+            Type t = storedType(i.getPrevious(), depth);
+            if (t == null || (found != null && !found.equals(t))) {
+                return null;
+            }
+            found = t;
+        }
+        if (param != null) {
+            return found == null || found.equals(param) ? param : null;
+        }
+        return found;
+    }
+
+    /**
+     * The parameter slot reference local {@code local} always holds a copy of (every store to it is
+     * a load of that parameter or of another such copy, and nothing stores to the parameter), or
+     * -1.
+     */
+    private int aliasOf(int local, int depth) {
+        Integer known = aliases.get(local);
+        if (known == null) {
+            known = findAlias(local, depth);
+            if (depth == 0) {
+                aliases.put(local, known);
+            }
+        }
+        return known;
+    }
+
+    private final Map<Integer, Integer> aliases = new HashMap<>();
+
+    private int findAlias(int local, int depth) {
+        if (depth > 4) {
+            return -1;
+        }
+        int found = -1;
+        boolean stored = false;
+        for (AbstractInsnNode i : mn.instructions) {
+            if (!(i instanceof VarInsnNode v) || v.var != local || v.getOpcode() != ASTORE) {
+                continue;
+            }
+            stored = true;
+            if (!(i.getPrevious() instanceof VarInsnNode from) || from.getOpcode() != ALOAD) {
+                return -1;
+            }
+            int p =
+                    paramType(from.var) != null && !storedTo(from.var)
+                            ? from.var
+                            : aliasOf(from.var, depth + 1);
+            if (p < 0 || (found >= 0 && found != p)) {
+                return -1;
+            }
+            found = p;
+        }
+        return stored ? found : -1;
+    }
+
+    private boolean storedTo(int local) {
+        for (AbstractInsnNode i : mn.instructions) {
+            if (i instanceof VarInsnNode v && v.var == local && v.getOpcode() >= ISTORE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Type paramType(int local) {
         int s = 0;
         for (Type t : Type.getArgumentTypes(mn.desc)) {
             if (s == local) {
@@ -829,8 +1340,28 @@ final class MethodSplitter implements Opcodes {
             }
             s += t.getSize();
         }
-        throw new IllegalStateException(
-                mn.name + ": reference local " + local + " is not a parameter");
+        return null;
+    }
+
+    private Type storedType(AbstractInsnNode p, int depth) {
+        if (p == null) {
+            return null;
+        }
+        if (p instanceof VarInsnNode v && v.getOpcode() == ALOAD) {
+            return knownRefType(v.var, depth + 1);
+        }
+        if (p instanceof FieldInsnNode f
+                && (f.getOpcode() == GETFIELD || f.getOpcode() == GETSTATIC)) {
+            Type t = Type.getType(f.desc);
+            return t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY ? t : null;
+        }
+        if (p instanceof TypeInsnNode c && c.getOpcode() == CHECKCAST) {
+            return Type.getObjectType(c.desc);
+        }
+        if (p instanceof IntInsnNode a && a.getOpcode() == NEWARRAY && a.operand == T_LONG) {
+            return Type.getType("[J");
+        }
+        return null;
     }
 
     private static Type storeType(int op) {

@@ -17,12 +17,14 @@ import org.objectweb.asm.tree.MethodNode;
  * own, leaving a hot remainder small enough for C2 to inline the calls in it (docs/engine.md, "The
  * outlining pass").
  *
- * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES METHOD...}
- * moves, per method, every region whose entry ran at most COLD_FRACTION times the method's most
- * frequent count in the profile, then (when INLINE_ACCESSES is {@code true}) writes every typed
- * memory access into the method that makes it ({@link #inlineAccesses}); {@code instrument IN OUT
- * METHOD...} writes a copy of the class that counts how often each candidate region's entry runs,
- * in a static {@code long[]} per method (read by the training run that writes the profile).
+ * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES
+ * MAX_METHOD_BYTES METHOD...} moves, per method, every region whose entry ran at most COLD_FRACTION
+ * times the method's most frequent count in the profile, then (when INLINE_ACCESSES is {@code
+ * true}) writes every typed memory access into the method that makes it ({@link #inlineAccesses}),
+ * then (when MAX_METHOD_BYTES is above 0) splits every method whose code is still over that many
+ * bytes until none is ({@link #splitHuge}); {@code instrument IN OUT METHOD...} writes a copy of
+ * the class that counts how often each candidate region's entry runs, in a static {@code long[]}
+ * per method (read by the training run that writes the profile).
  */
 public final class Outliner {
     private Outliner() {}
@@ -31,7 +33,7 @@ public final class Outliner {
         if (args.length < 3) {
             throw new IllegalArgumentException(
                     "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES"
-                            + " METHOD... | instrument IN OUT METHOD...");
+                            + " MAX_METHOD_BYTES METHOD... | instrument IN OUT METHOD...");
         }
         byte[] in = Files.readAllBytes(Path.of(args[1]));
         byte[] out;
@@ -40,13 +42,14 @@ public final class Outliner {
             double fraction = Double.parseDouble(args[4]);
             int groupInsns = Integer.parseInt(args[5]);
             boolean inline = bool("INLINE_ACCESSES", args[6]);
+            int maxMethodBytes = Integer.parseInt(args[7]);
             StringBuilder report = new StringBuilder();
             // One read and one write of the class for both steps: it is 3 MB once rewritten, and
             // each write recomputes every method's frames.
             ClassNode cn = read(in);
             outline(
                     cn,
-                    Arrays.asList(args).subList(7, args.length),
+                    Arrays.asList(args).subList(8, args.length),
                     profile,
                     fraction,
                     groupInsns,
@@ -54,6 +57,8 @@ public final class Outliner {
             if (inline) {
                 report.append(InlineAccesses.rewrite(cn, InlineAccesses.MAX_CODE));
             }
+            // last, so the sizes it splits by are the ones the JVM sees
+            report.append(SizeSplit.split(cn, maxMethodBytes, inline));
             out = write(cn);
             System.out.print(report);
         } else if (args[0].equals("instrument")) {
@@ -141,6 +146,20 @@ public final class Outliner {
     public static byte[] inlineAccesses(byte[] classFile, StringBuilder report) {
         ClassNode cn = read(classFile);
         report.append(InlineAccesses.rewrite(cn, InlineAccesses.MAX_CODE));
+        return write(cn);
+    }
+
+    /**
+     * The class with every method whose code is over {@code maxBytes} bytes split until none is
+     * ({@link SizeSplit}): regions move into new methods {@code NAME$splitN}. With {@code
+     * sharedScratch} the results come back in the memory's shared scratch array (a class whose
+     * memory accesses were written in place, {@link #inlineAccesses}), else in an array the method
+     * allocates. Throws naming the method when one cannot be brought under the limit.
+     */
+    public static byte[] splitHuge(
+            byte[] classFile, int maxBytes, boolean sharedScratch, StringBuilder report) {
+        ClassNode cn = read(classFile);
+        report.append(SizeSplit.split(cn, maxBytes, sharedScratch));
         return write(cn);
     }
 
