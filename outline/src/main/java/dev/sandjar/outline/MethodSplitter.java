@@ -94,6 +94,11 @@ final class MethodSplitter implements Opcodes {
      */
     private boolean sizeMode;
 
+    /**
+     * How many regions the last {@link #splitOne} moved (more than one: behind an entry switch).
+     */
+    int regionsMoved;
+
     MethodSplitter(ClassNode owner, MethodNode mn) {
         this.owner = owner;
         this.mn = mn;
@@ -637,6 +642,7 @@ final class MethodSplitter implements Opcodes {
             tmpSlot = existing;
         }
         group.sort((x, y) -> rpoNum[x] - rpoNum[y]);
+        regionsMoved = group.size();
         MethodNode out = extract(group, name);
         mn.instructions.add(tail);
         if (tmpSlot >= 0 && existing < 0) {

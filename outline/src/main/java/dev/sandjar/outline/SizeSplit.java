@@ -77,6 +77,8 @@ final class SizeSplit implements Opcodes {
         }
         int over = work.size();
         int moved = 0;
+        int grouped = 0;
+        int spilled = 0;
         List<MethodNode> added = new ArrayList<>();
         while (!work.isEmpty()) {
             MethodNode m = work.poll();
@@ -87,10 +89,13 @@ final class SizeSplit implements Opcodes {
                 }
                 int slot = sharedScratch ? InlineAccesses.memorySlot(m) : -1;
                 String name = freshName(names, m.name);
-                MethodNode part = new MethodSplitter(cn, m).splitOne(maxBytes, size, name, slot);
+                MethodSplitter splitter = new MethodSplitter(cn, m);
+                MethodNode part = splitter.splitOne(maxBytes, size, name, slot);
                 if (part == null && SPILL && new MethodSplitter(cn, m).spillStacks()) {
+                    spilled++;
                     size = measure(cn, m);
-                    part = new MethodSplitter(cn, m).splitOne(maxBytes, size, name, slot);
+                    splitter = new MethodSplitter(cn, m);
+                    part = splitter.splitOne(maxBytes, size, name, slot);
                 }
                 if (part == null) {
                     if (DEBUG) {
@@ -109,6 +114,7 @@ final class SizeSplit implements Opcodes {
                 added.add(part);
                 work.add(part);
                 moved++;
+                grouped += splitter.regionsMoved > 1 ? 1 : 0;
             }
         }
         int now = 0;
@@ -121,11 +127,14 @@ final class SizeSplit implements Opcodes {
         }
         return String.format(
                 Locale.ROOT,
-                "size split: %d methods over %d bytes, %d regions moved into methods of their own;"
+                "size split: %d methods over %d bytes, %d new methods (%d of them several regions"
+                        + " behind an entry switch), carried stacks spilled in %d methods;"
                         + " largest method %d bytes, was %d%n",
                 over,
                 maxBytes,
                 moved,
+                grouped,
+                spilled,
                 now,
                 largest);
     }
