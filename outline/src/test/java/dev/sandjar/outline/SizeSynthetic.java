@@ -10,7 +10,10 @@ final class SizeSynthetic {
      * An interpreter-shaped loop whose arms are small (several of them move together, behind an
      * entry switch), write locals live after them and return from inside; the memory parameter
      * makes the results come back in the memory's shared scratch array, and the pieces the
-     * outlining step makes of it are split again (their own result stores move with their regions).
+     * outlining step makes of it are split again. Not yet reproduced here: a region of a piece that
+     * holds the piece's own result stores for an exit only it takes, moved alone (the engine's case
+     * that made constant returns bypass the scratch array); the outlining step moves this whole
+     * loop as one piece, so every exit of it is shared by several arms.
      */
     static long loop(Memory mem, int steps, long seed) {
         long acc = seed;
