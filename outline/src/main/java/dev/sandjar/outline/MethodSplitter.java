@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
@@ -83,6 +84,20 @@ final class MethodSplitter implements Opcodes {
 
     private final InsnList tail = new InsnList();
     private int stubInsns;
+
+    /**
+     * The size mode ({@link #splitOne}): a constant int return ({@code iconst; ireturn}, how every
+     * outlined method returns its exit index) comes back as an exit index of its own, not through
+     * the scratch array. In a method that is itself an outlined piece, the code before such a
+     * return has just written the piece's own results into the same shared array; a return value
+     * written there too could land on one of them.
+     */
+    private boolean sizeMode;
+
+    /**
+     * How many regions the last {@link #splitOne} moved (more than one: behind an entry switch).
+     */
+    int regionsMoved;
 
     MethodSplitter(ClassNode owner, MethodNode mn) {
         this.owner = owner;
@@ -526,6 +541,7 @@ final class MethodSplitter implements Opcodes {
      * outlined methods), else one the method allocates on entry.
      */
     MethodNode splitOne(int maxBytes, int currentBytes, String name, int memorySlot) {
+        sizeMode = true;
         AbstractInsnNode[] head = new AbstractInsnNode[4];
         int h = 0;
         for (AbstractInsnNode i = mn.instructions.getFirst(); i != null && h < 4; i = i.getNext()) {
@@ -626,6 +642,7 @@ final class MethodSplitter implements Opcodes {
             tmpSlot = existing;
         }
         group.sort((x, y) -> rpoNum[x] - rpoNum[y]);
+        regionsMoved = group.size();
         MethodNode out = extract(group, name);
         mn.instructions.add(tail);
         if (tmpSlot >= 0 && existing < 0) {
@@ -783,6 +800,9 @@ final class MethodSplitter implements Opcodes {
         if (p == null) {
             return null;
         }
+        if (entries.size() > 1 && !entriesAgree(entries)) {
+            return null;
+        }
         Frame<BasicValue> f = frames[starts.get(entries.get(0))];
         for (int l : p) {
             int sort = f.getLocal(l).getType().getSort();
@@ -850,6 +870,38 @@ final class MethodSplitter implements Opcodes {
         }
         int stub = 4 * p.size() + 8 + 7 * back.size() + 16 + 4 * (exits.size() + 1) + 5 * k;
         return new int[] {around, stub};
+    }
+
+    /**
+     * Whether the entries of a group of regions agree on every local live after the group: each
+     * holds the same kind of value at every entry (a reference one of known type). The entries
+     * share one stub, so the verifier merges their frames there and at every exit after it: a local
+     * live at an exit that one entry has unassigned (a region that never goes there) would be
+     * unassigned after the stub for all of them.
+     */
+    private boolean entriesAgree(List<Integer> entries) {
+        Set<Integer> reg = new HashSet<>();
+        for (int b : entries) {
+            reg.addAll(region(b));
+        }
+        BitSet live = liveOut(reg);
+        Frame<BasicValue> first = frames[starts.get(entries.get(0))];
+        for (int l = live.nextSetBit(0); l >= 0; l = live.nextSetBit(l + 1)) {
+            BasicValue v = first.getLocal(l);
+            if (!assigned(v)) {
+                return false;
+            }
+            int sort = v.getType().getSort();
+            if ((sort == Type.OBJECT || sort == Type.ARRAY) && knownRefType(l) == null) {
+                return false;
+            }
+            for (int b : entries) {
+                if (!v.equals(frames[starts.get(b)].getLocal(l))) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** The bytes of each block's dominator subtree, as {@link #insnBytes} counts them. */
@@ -1004,6 +1056,9 @@ final class MethodSplitter implements Opcodes {
         }
         Map<Integer, Type> wtype = new HashMap<>();
         boolean hasReturn = false;
+        // size mode: constant returns, each an exit index past the value return's
+        Map<Integer, Integer> constReturns = new TreeMap<>();
+        boolean valueReturn = false;
         for (int x : reg) {
             for (int k = starts.get(x); k < end(x); k++) {
                 AbstractInsnNode i = insns[k];
@@ -1012,6 +1067,13 @@ final class MethodSplitter implements Opcodes {
                     wtype.put(localOf(i), storeType(op));
                 }
                 hasReturn |= op >= IRETURN && op <= RETURN;
+                if (op >= IRETURN && op < RETURN) {
+                    if (constReturn(k, ret) != null) {
+                        constReturns.putIfAbsent(constReturn(k, ret), constReturns.size());
+                    } else {
+                        valueReturn = true;
+                    }
+                }
             }
         }
         List<Integer> exits = new ArrayList<>();
@@ -1045,7 +1107,7 @@ final class MethodSplitter implements Opcodes {
                 back.add(l);
             }
         }
-        boolean needOut = !back.isEmpty() || (ret.getSort() != Type.VOID && hasReturn);
+        boolean needOut = !back.isEmpty() || valueReturn;
         int shift = multi ? 1 : 0;
         StringBuilder desc = new StringBuilder(multi ? "(I" : "(");
         for (Type t : ptypes) {
@@ -1102,6 +1164,13 @@ final class MethodSplitter implements Opcodes {
             for (int k = starts.get(x); k < end(x); k++) {
                 AbstractInsnNode i = insns[k];
                 int op = i.getOpcode();
+                Integer constant = k + 1 < end(x) ? constReturn(k + 1, ret) : null;
+                if (constant != null) {
+                    o.add(intConst(retIndex + 1 + constReturns.get(constant)));
+                    o.add(new InsnNode(IRETURN));
+                    k++;
+                    continue;
+                }
                 if (op >= IRETURN && op <= RETURN) {
                     if (op != RETURN) {
                         storeReturnValue(o, ret, back.size(), outParam);
@@ -1169,24 +1238,33 @@ final class MethodSplitter implements Opcodes {
             s.add(new VarInsnNode(ASTORE, l));
         }
         LabelNode retCase = new LabelNode();
-        if (exits.isEmpty()) {
+        if (exits.isEmpty() && constReturns.isEmpty()) {
             s.add(new InsnNode(POP));
             s.add(new JumpInsnNode(GOTO, retCase));
         } else if (exits.size() == 1 && !hasReturn) {
             s.add(new InsnNode(POP));
             s.add(new JumpInsnNode(GOTO, firstLabel(exits.get(0))));
         } else {
-            LabelNode[] cases = new LabelNode[exits.size() + 1];
+            LabelNode[] cases = new LabelNode[exits.size() + 1 + constReturns.size()];
             for (int e = 0; e < exits.size(); e++) {
                 cases[e] = firstLabel(exits.get(e));
             }
             cases[retIndex] = retCase;
-            s.add(new TableSwitchInsnNode(0, retIndex, retCase, cases));
+            InsnList constCases = new InsnList();
+            for (Map.Entry<Integer, Integer> c : constReturns.entrySet()) {
+                LabelNode l = new LabelNode();
+                cases[retIndex + 1 + c.getValue()] = l;
+                constCases.add(l);
+                constCases.add(intConst(c.getKey()));
+                constCases.add(new InsnNode(IRETURN));
+            }
+            s.add(new TableSwitchInsnNode(0, cases.length - 1, retCase, cases));
+            s.add(constCases);
         }
         s.add(retCase);
         if (ret.getSort() == Type.VOID) {
             s.add(new InsnNode(RETURN));
-        } else if (!hasReturn) {
+        } else if (!valueReturn) {
             // unreachable: the outlined code has no return
             s.add(new InsnNode(ACONST_NULL));
             s.add(new InsnNode(ATHROW));
@@ -1225,6 +1303,32 @@ final class MethodSplitter implements Opcodes {
         tail.add(shared);
         tail.add(s);
         return om;
+    }
+
+    /**
+     * In the size mode, for an {@code ireturn} at {@code k} right after an int constant (no label
+     * between) in a method returning int: the constant; else null.
+     */
+    private Integer constReturn(int k, Type ret) {
+        if (!sizeMode
+                || ret.getSort() != Type.INT
+                || k < 1
+                || insns[k].getOpcode() != IRETURN
+                || blockOf[k - 1] != blockOf[k]) {
+            return null;
+        }
+        AbstractInsnNode c = insns[k - 1];
+        int op = c.getOpcode();
+        if (op >= ICONST_M1 && op <= ICONST_5) {
+            return op - ICONST_0;
+        }
+        if (c instanceof IntInsnNode i && (op == BIPUSH || op == SIPUSH)) {
+            return i.operand;
+        }
+        if (c instanceof LdcInsnNode l && l.cst instanceof Integer v) {
+            return v;
+        }
+        return null;
     }
 
     private int tmpSlot() {

@@ -36,6 +36,17 @@ final class SizeSplit implements Opcodes {
 
     private static final boolean DEBUG = Boolean.getBoolean("outline.debug");
 
+    /**
+     * For finding a wrong split by bisection: the step stops after this many regions moved ({@code
+     * -Doutline.splitLimit=N}; the build then fails on the methods still over the limit unless
+     * {@code outline.debug} is set too).
+     */
+    private static final int LIMIT = Integer.getInteger("outline.splitLimit", Integer.MAX_VALUE);
+
+    /** {@code -Doutline.spill=false}: no carried operand stacks are spilled (for bisecting). */
+    private static final boolean SPILL =
+            Boolean.parseBoolean(System.getProperty("outline.spill", "true"));
+
     /** The most regions moved out of one method before the step gives up on it. */
     private static final int MAX_ROUNDS = 500;
 
@@ -66,20 +77,25 @@ final class SizeSplit implements Opcodes {
         }
         int over = work.size();
         int moved = 0;
+        int grouped = 0;
+        int spilled = 0;
         List<MethodNode> added = new ArrayList<>();
         while (!work.isEmpty()) {
             MethodNode m = work.poll();
             int size = measure(cn, m);
-            for (int round = 0; size > maxBytes; round++) {
+            for (int round = 0; size > maxBytes && moved < LIMIT; round++) {
                 if (round == MAX_ROUNDS) {
                     throw tooBig(cn, m, size, maxBytes, MAX_ROUNDS + " regions moved out of it");
                 }
                 int slot = sharedScratch ? InlineAccesses.memorySlot(m) : -1;
                 String name = freshName(names, m.name);
-                MethodNode part = new MethodSplitter(cn, m).splitOne(maxBytes, size, name, slot);
-                if (part == null && new MethodSplitter(cn, m).spillStacks()) {
+                MethodSplitter splitter = new MethodSplitter(cn, m);
+                MethodNode part = splitter.splitOne(maxBytes, size, name, slot);
+                if (part == null && SPILL && new MethodSplitter(cn, m).spillStacks()) {
+                    spilled++;
                     size = measure(cn, m);
-                    part = new MethodSplitter(cn, m).splitOne(maxBytes, size, name, slot);
+                    splitter = new MethodSplitter(cn, m);
+                    part = splitter.splitOne(maxBytes, size, name, slot);
                 }
                 if (part == null) {
                     if (DEBUG) {
@@ -98,23 +114,27 @@ final class SizeSplit implements Opcodes {
                 added.add(part);
                 work.add(part);
                 moved++;
+                grouped += splitter.regionsMoved > 1 ? 1 : 0;
             }
         }
         int now = 0;
         for (MethodNode m : cn.methods) {
             int size = measure(cn, m);
-            if (size > maxBytes && !DEBUG) {
+            if (size > maxBytes && !DEBUG && moved < LIMIT) {
                 throw tooBig(cn, m, size, maxBytes, "after the split");
             }
             now = Math.max(now, size);
         }
         return String.format(
                 Locale.ROOT,
-                "size split: %d methods over %d bytes, %d regions moved into methods of their own;"
+                "size split: %d methods over %d bytes, %d new methods (%d of them several regions"
+                        + " behind an entry switch), carried stacks spilled in %d methods;"
                         + " largest method %d bytes, was %d%n",
                 over,
                 maxBytes,
                 moved,
+                grouped,
+                spilled,
                 now,
                 largest);
     }

@@ -281,8 +281,13 @@ class InlineAccessesTest {
                 }
             }
         }
-        assertEquals(
-                List.of("func_162", "func_251", "func_684"), shared.stream().sorted().toList());
+        List<String> outlined = List.of("func_162", "func_251", "func_684");
+        if (Integer.getInteger("outline.maxMethodBytes", 0) > 0) {
+            // the size step's new methods, and the methods it split, take it too
+            assertTrue(shared.containsAll(outlined), shared.toString());
+        } else {
+            assertEquals(outlined, shared.stream().sorted().toList());
+        }
         // The pass shares the array only with methods needing at most its length; both modules
         // must mean the same length, or a piece would write past the memory's array.
         assertEquals(Outliner.SCRATCH_SLOTS, BlockMemory.SCRATCH_SLOTS, "the contract");
