@@ -344,34 +344,30 @@ public final class WorkerMain {
                 System.gc();
                 long live = memory.getHeapMemoryUsage().getUsed() - baseline;
                 if (live > hostBytes) {
-                    stop(
-                            new BridgeException(
-                                    "RangeError",
-                                    "HOST_MEMORY_LIMIT",
-                                    where
-                                            + ": the call held "
-                                            + live
-                                            + " bytes; a host call may take at most "
-                                            + hostBytes
-                                            + " bytes (hostBytes)"));
+                    stopHolding(live);
                     return;
                 }
             }
             if (oldGen != null && fullCollections() > startCollections) {
                 long live = oldGen.getCollectionUsage().getUsed() - baseline;
                 if (live > hostBytes) {
-                    stop(
-                            new BridgeException(
-                                    "RangeError",
-                                    "HOST_MEMORY_LIMIT",
-                                    where
-                                            + ": the call held "
-                                            + live
-                                            + " bytes; a host call may take at most "
-                                            + hostBytes
-                                            + " bytes (hostBytes)"));
+                    stopHolding(live);
                 }
             }
+        }
+
+        /** Stops the call for holding {@code live} bytes, past its {@code hostBytes}. */
+        private void stopHolding(long live) {
+            stop(
+                    new BridgeException(
+                            "RangeError",
+                            "HOST_MEMORY_LIMIT",
+                            where
+                                    + ": the call held "
+                                    + live
+                                    + " bytes; a host call may take at most "
+                                    + hostBytes
+                                    + " bytes (hostBytes)"));
         }
 
         private void pauseBeforeHalt() {
