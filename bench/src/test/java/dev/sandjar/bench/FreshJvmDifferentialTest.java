@@ -114,30 +114,18 @@ class FreshJvmDifferentialTest {
                 "item workload-fib 1\nitem workload-strings 2\nitem workload-json 3\n"
                         + "item workload-regex 4\nitem conformance 5\nitem slices 6\n"
                         + "item console 7\nitem cli-sequence 8\nrounds 3\n";
-        check(List.of(new Outcome(a, 1, 0, items), new Outcome(a, 2, 0, items)));
-        AssertionError differs =
-                assertThrows(
-                        AssertionError.class,
-                        () ->
-                                check(
-                                        List.of(
-                                                new Outcome(a, 1, 0, items),
-                                                new Outcome(
-                                                        a,
-                                                        2,
-                                                        0,
-                                                        items.replace("slices 6", "slices 9")))));
-        assertTrue(differs.getMessage().contains("a #2: slices hashed 9"), differs.getMessage());
-        AssertionError changed =
-                assertThrows(
-                        AssertionError.class,
-                        () ->
-                                check(
-                                        List.of(
-                                                new Outcome(a, 1, 0, items),
-                                                new Outcome(
-                                                        a, 2, 1, "CHANGED console round 2\n"))));
-        assertTrue(changed.getMessage().contains("CHANGED console"), changed.getMessage());
+        Outcome first = new Outcome(a, 1, 0, items);
+        check(List.of(first, new Outcome(a, 2, 0, items)));
+        String differs =
+                failure(first, new Outcome(a, 2, 0, items.replace("slices 6", "slices 9")));
+        assertTrue(differs.contains("a #2: slices hashed 9"), differs);
+        String changed = failure(first, new Outcome(a, 2, 1, "CHANGED console round 2\n"));
+        assertTrue(changed.contains("CHANGED console"), changed);
+    }
+
+    /** The message {@link #check} fails with for the two outcomes. */
+    private static String failure(Outcome first, Outcome second) {
+        return assertThrows(AssertionError.class, () -> check(List.of(first, second))).getMessage();
     }
 
     private Outcome run(Configuration c, int index, int seconds) throws IOException {
