@@ -99,6 +99,25 @@ final class MethodSplitter implements Opcodes {
      */
     int regionsMoved;
 
+    /**
+     * The size mode's heat: how often the block each label starts ran in the training run ({@link
+     * SizeSplit}, {@code size-profile.txt}), kept for the labels of moved code as they are copied;
+     * null when there is no profile (regions are then chosen by size alone).
+     */
+    Map<LabelNode, Long> heat;
+
+    /** How many of the regions the last {@link #splitOne} moved were hot. */
+    int hotMoved;
+
+    /** The size mode chooses by size even with a {@link #heat} (which it still keeps). */
+    boolean bySize;
+
+    /**
+     * With a {@link #heat}, a region whose entry ran more often than this is hot: the size mode
+     * moves the largest regions that are not first, and hot ones only when no other can move.
+     */
+    long hotCount = Long.MAX_VALUE;
+
     MethodSplitter(ClassNode owner, MethodNode mn) {
         this.owner = owner;
         this.mn = mn;
@@ -437,6 +456,105 @@ final class MethodSplitter implements Opcodes {
         return c.size();
     }
 
+    /**
+     * Adds a static long[] counter per block (the ids are the block numbers, in code order) for the
+     * size step's profile ({@link SizeSplit#instrument}); {@code emptyStackOnly} counts only the
+     * blocks entered with an empty operand stack (the only ones a region can start at) when a
+     * counter on every block would take the method past the JVM's size limit. Returns the number of
+     * counters.
+     */
+    int instrumentBlocks(boolean emptyStackOnly) {
+        String field = counterField(mn.name);
+        owner.fields.add(new FieldNode(ACC_PUBLIC | ACC_STATIC, field, "[J", null, null));
+        // a call per block (3 to 6 bytes) keeps the huge methods under the JVM's limit
+        MethodNode count =
+                new MethodNode(
+                        ACC_PRIVATE | ACC_STATIC | ACC_SYNTHETIC,
+                        "count$" + mn.name,
+                        "(I)V",
+                        null,
+                        null);
+        count.instructions.add(new FieldInsnNode(GETSTATIC, owner.name, field, "[J"));
+        count.instructions.add(new VarInsnNode(ILOAD, 0));
+        count.instructions.add(new InsnNode(DUP2));
+        count.instructions.add(new InsnNode(LALOAD));
+        count.instructions.add(new InsnNode(LCONST_1));
+        count.instructions.add(new InsnNode(LADD));
+        count.instructions.add(new InsnNode(LASTORE));
+        count.instructions.add(new InsnNode(RETURN));
+        owner.methods.add(count);
+        for (int b = 0; b < nb; b++) {
+            if (rpoNum[b] < 0 || (emptyStackOnly && !candidate(b))) {
+                continue;
+            }
+            InsnList l = new InsnList();
+            l.add(intConst(b));
+            l.add(new MethodInsnNode(INVOKESTATIC, owner.name, count.name, "(I)V", false));
+            mn.instructions.insert(firstLabel(b), l);
+        }
+        MethodNode clinit = null;
+        for (MethodNode m : owner.methods) {
+            if (m.name.equals("<clinit>")) {
+                clinit = m;
+            }
+        }
+        if (clinit == null) {
+            clinit = new MethodNode(ACC_STATIC, "<clinit>", "()V", null, null);
+            clinit.instructions.add(new InsnNode(RETURN));
+            owner.methods.add(clinit);
+        }
+        InsnList init = new InsnList();
+        init.add(new LdcInsnNode(nb));
+        init.add(new IntInsnNode(NEWARRAY, T_LONG));
+        init.add(new FieldInsnNode(PUTSTATIC, owner.name, field, "[J"));
+        clinit.instructions.insert(init);
+        return nb;
+    }
+
+    /** The number of blocks: the length of this method's counts in a size profile. */
+    int blocks() {
+        return nb;
+    }
+
+    /**
+     * Records {@code counts} (one per block, as {@link #instrumentBlocks} numbers them) as the heat
+     * of each block's first label.
+     */
+    void recordHeat(long[] counts) {
+        if (counts.length != nb) {
+            throw new IllegalStateException(
+                    mn.name
+                            + ": the size profile has "
+                            + counts.length
+                            + " blocks, the class has "
+                            + nb
+                            + ": the engine class changed, regenerate it with"
+                            + " build/outline-profile.sh");
+        }
+        for (int b = 0; b < nb; b++) {
+            heat.put(firstLabel(b), counts[b]);
+        }
+    }
+
+    /**
+     * How often block {@code b} ran in the training run: its label's count, or else (code the pass
+     * wrote, such as a stub) its nearest dominator's; 0 without a profile.
+     */
+    private long heatOf(int b) {
+        if (heat == null) {
+            return 0;
+        }
+        for (int x = b; ; x = idom[x]) {
+            Long h = heat.get(firstLabel(x));
+            if (h != null) {
+                return h;
+            }
+            if (x == 0 || idom[x] < 0 || idom[x] == x) {
+                return Long.MAX_VALUE;
+            }
+        }
+    }
+
     static String counterField(String method) {
         return "outlineCounts$" + method;
     }
@@ -576,10 +694,22 @@ final class MethodSplitter implements Opcodes {
         }
         int[] bytes = subtreeBytes();
         List<Integer> order = candidates();
-        order.sort((x, y) -> bytes[y] != bytes[x] ? bytes[y] - bytes[x] : rpoNum[x] - rpoNum[y]);
-        // Regions fill one new method, largest first, until this method would fit: several of
-        // them share it behind an entry switch (a loop's many small case bodies, each already a
-        // call stub, move together for a few bytes of stub each).
+        long[] hot = new long[nb];
+        for (int b : order) {
+            hot[b] = !bySize && heatOf(b) > hotCount ? 1 : 0;
+        }
+        order.sort(
+                (x, y) ->
+                        hot[x] != hot[y]
+                                ? Long.compare(hot[x], hot[y])
+                                : bytes[y] != bytes[x]
+                                        ? bytes[y] - bytes[x]
+                                        : rpoNum[x] - rpoNum[y]);
+        // Regions fill one new method, largest first (with a size profile, the ones that are not
+        // hot before the hot), until this method would fit: several of them share it behind an
+        // entry switch (a loop's
+        // many small case bodies, each already a call stub, move together for a few bytes of stub
+        // each). Each entry into a moved region is a call, so the hot code stays where it is.
         int need = currentBytes - maxBytes + MARGIN;
         List<Integer> group = new ArrayList<>();
         Set<Integer> inGroup = new HashSet<>();
@@ -587,10 +717,7 @@ final class MethodSplitter implements Opcodes {
         int gain = 0;
         int fallback = -1;
         for (int b : order) {
-            if (bytes[b] < MIN_GROUP_BYTES) {
-                break;
-            }
-            if (inGroup.contains(b) || !exitsClean(b)) {
+            if (bytes[b] < MIN_GROUP_BYTES || inGroup.contains(b) || !exitsClean(b)) {
                 continue;
             }
             Set<Integer> r = region(b);
@@ -643,6 +770,7 @@ final class MethodSplitter implements Opcodes {
         }
         group.sort((x, y) -> rpoNum[x] - rpoNum[y]);
         regionsMoved = group.size();
+        hotMoved = (int) group.stream().filter(b -> heatOf(b) > hotCount).count();
         MethodNode out = extract(group, name);
         mn.instructions.add(tail);
         if (tmpSlot >= 0 && existing < 0) {
@@ -1144,11 +1272,14 @@ final class MethodSplitter implements Opcodes {
         for (AbstractInsnNode i : insns) {
             if (i instanceof LabelNode l) {
                 int blk = labelBlock.get(l);
-                labels.put(
-                        l,
+                LabelNode copy =
                         reg.contains(blk)
                                 ? new LabelNode()
-                                : exitLabel.getOrDefault(blk, new LabelNode()));
+                                : exitLabel.getOrDefault(blk, new LabelNode());
+                labels.put(l, copy);
+                if (heat != null && reg.contains(blk) && heat.containsKey(l)) {
+                    heat.put(copy, heat.get(l));
+                }
             }
         }
         int retIndex = exits.size();

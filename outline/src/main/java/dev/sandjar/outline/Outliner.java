@@ -18,13 +18,16 @@ import org.objectweb.asm.tree.MethodNode;
  * outlining pass").
  *
  * <p>usage: {@code outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES
- * MAX_METHOD_BYTES METHOD...} moves, per method, every region whose entry ran at most COLD_FRACTION
- * times the method's most frequent count in the profile, then (when INLINE_ACCESSES is {@code
- * true}) writes every typed memory access into the method that makes it ({@link #inlineAccesses}),
- * then (when MAX_METHOD_BYTES is above 0) splits every method whose code is still over that many
- * bytes until none is ({@link #splitHuge}); {@code instrument IN OUT METHOD...} writes a copy of
- * the class that counts how often each candidate region's entry runs, in a static {@code long[]}
- * per method (read by the training run that writes the profile).
+ * MAX_METHOD_BYTES SIZE_PROFILE METHOD...} moves, per method, every region whose entry ran at most
+ * COLD_FRACTION times the method's most frequent count in the profile, then (when INLINE_ACCESSES
+ * is {@code true}) writes every typed memory access into the method that makes it ({@link
+ * #inlineAccesses}), then (when MAX_METHOD_BYTES is above 0) splits every method whose code is
+ * still over that many bytes until none is, moving its coldest code by SIZE_PROFILE's block counts
+ * ({@code -}: none, by size alone; {@link #splitHuge}); {@code instrument IN OUT METHOD...} writes
+ * a copy of the class that counts how often each candidate region's entry runs, in a static {@code
+ * long[]} per method (read by the training run that writes the profile); {@code instrument-size}
+ * takes {@code outline}'s arguments and, in place of the size step, counts how often each block of
+ * every method over MAX_METHOD_BYTES runs (for SIZE_PROFILE).
  */
 public final class Outliner {
     private Outliner() {}
@@ -32,24 +35,29 @@ public final class Outliner {
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
             throw new IllegalArgumentException(
-                    "usage: outline IN OUT PROFILE COLD_FRACTION GROUP_INSNS INLINE_ACCESSES"
-                            + " MAX_METHOD_BYTES METHOD... | instrument IN OUT METHOD...");
+                    "usage: outline|instrument-size IN OUT PROFILE COLD_FRACTION GROUP_INSNS"
+                            + " INLINE_ACCESSES MAX_METHOD_BYTES SIZE_PROFILE|- METHOD..."
+                            + " | instrument IN OUT METHOD...");
         }
         byte[] in = Files.readAllBytes(Path.of(args[1]));
         byte[] out;
-        if (args[0].equals("outline")) {
+        if (args[0].equals("outline") || args[0].equals("instrument-size")) {
             Profile profile = Profile.read(Path.of(args[3]));
             double fraction = Double.parseDouble(args[4]);
             int groupInsns = Integer.parseInt(args[5]);
             boolean inline = bool("INLINE_ACCESSES", args[6]);
             int maxMethodBytes = Integer.parseInt(args[7]);
+            Profile sizeProfile =
+                    args[8].equals("-") || maxMethodBytes == 0
+                            ? Profile.allCold()
+                            : Profile.read(Path.of(args[8]));
             StringBuilder report = new StringBuilder();
             // One read and one write of the class for both steps: it is 3 MB once rewritten, and
             // each write recomputes every method's frames.
             ClassNode cn = read(in);
             outline(
                     cn,
-                    Arrays.asList(args).subList(8, args.length),
+                    Arrays.asList(args).subList(9, args.length),
                     profile,
                     fraction,
                     groupInsns,
@@ -58,7 +66,11 @@ public final class Outliner {
                 report.append(InlineAccesses.rewrite(cn, InlineAccesses.MAX_CODE));
             }
             // last, so the sizes it splits by are the ones the JVM sees
-            report.append(SizeSplit.split(cn, maxMethodBytes, inline));
+            if (args[0].equals("outline")) {
+                report.append(SizeSplit.split(cn, maxMethodBytes, inline, sizeProfile));
+            } else {
+                report.append(SizeSplit.instrument(cn, maxMethodBytes));
+            }
             out = write(cn);
             System.out.print(report);
         } else if (args[0].equals("instrument")) {
@@ -160,6 +172,32 @@ public final class Outliner {
             byte[] classFile, int maxBytes, boolean sharedScratch, StringBuilder report) {
         ClassNode cn = read(classFile);
         report.append(SizeSplit.split(cn, maxBytes, sharedScratch));
+        return write(cn);
+    }
+
+    /**
+     * As {@link #splitHuge(byte[], int, boolean, StringBuilder)}, moving the coldest code by {@code
+     * heat}, a size profile of the class ({@link #instrumentSize}).
+     */
+    public static byte[] splitHuge(
+            byte[] classFile,
+            int maxBytes,
+            boolean sharedScratch,
+            Profile heat,
+            StringBuilder report) {
+        ClassNode cn = read(classFile);
+        report.append(SizeSplit.split(cn, maxBytes, sharedScratch, heat));
+        return write(cn);
+    }
+
+    /**
+     * The class with a counter per block ({@code outlineCounts$NAME}) in every method over {@code
+     * maxBytes}: run it, and its counts are the size profile {@link #splitHuge(byte[], int,
+     * boolean, Profile, StringBuilder)} takes for the same class.
+     */
+    public static byte[] instrumentSize(byte[] classFile, int maxBytes, StringBuilder report) {
+        ClassNode cn = read(classFile);
+        report.append(SizeSplit.instrument(cn, maxBytes));
         return write(cn);
     }
 

@@ -27,8 +27,14 @@ public final class Profile {
         return new Profile(Map.of());
     }
 
+    /**
+     * Reads a profile. A line {@code METHOD LENGTH} declares the method's number of ids; its {@code
+     * METHOD ID COUNT} lines may then leave ids out (their count is 0), in increasing order.
+     * Without it every id from 0 up has its line.
+     */
     public static Profile read(Path file) throws IOException {
         Map<String, List<Long>> lists = new TreeMap<>();
+        Map<String, Integer> lengths = new TreeMap<>();
         int lineNo = 0;
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             lineNo++;
@@ -36,18 +42,39 @@ public final class Profile {
                 continue;
             }
             String[] f = line.trim().split("\\s+");
+            if (f.length == 2 && !lists.containsKey(f[0])) {
+                lengths.put(f[0], Integer.parseInt(f[1]));
+                lists.put(f[0], new ArrayList<>());
+                continue;
+            }
             if (f.length != 3) {
                 throw new IllegalArgumentException(
-                        file + ":" + lineNo + ": expected METHOD ID COUNT, got '" + line + "'");
+                        file
+                                + ":"
+                                + lineNo
+                                + ": expected METHOD ID COUNT (or METHOD LENGTH before them), got '"
+                                + line
+                                + "'");
             }
             List<Long> l = lists.computeIfAbsent(f[0], k -> new ArrayList<>());
             int id = Integer.parseInt(f[1]);
-            if (id != l.size()) {
+            Integer length = lengths.get(f[0]);
+            while (length != null && l.size() < Math.min(id, length)) {
+                l.add(0L);
+            }
+            if (id != l.size() || (length != null && id >= length)) {
                 throw new IllegalArgumentException(
                         file + ":" + lineNo + ": id " + id + " out of order, expected " + l.size());
             }
             l.add(Long.parseLong(f[2]));
         }
+        lengths.forEach(
+                (m, length) -> {
+                    List<Long> l = lists.get(m);
+                    while (l.size() < length) {
+                        l.add(0L);
+                    }
+                });
         Map<String, long[]> counts = new TreeMap<>();
         lists.forEach((k, v) -> counts.put(k, v.stream().mapToLong(Long::longValue).toArray()));
         return new Profile(counts);

@@ -2,10 +2,13 @@ package dev.sandjar.outline;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
@@ -47,6 +50,13 @@ final class SizeSplit implements Opcodes {
     private static final boolean SPILL =
             Boolean.parseBoolean(System.getProperty("outline.spill", "true"));
 
+    /**
+     * A region is hot when its entry ran more than the profile's most frequent block over this:
+     * with the most frequent one the interpreter's dispatch, a call per entry of a region run a
+     * hundredth as often costs well under 1% of the run.
+     */
+    private static final long HOT_DIVISOR = 100;
+
     /** The most regions moved out of one method before the step gives up on it. */
     private static final int MAX_ROUNDS = 500;
 
@@ -57,6 +67,26 @@ final class SizeSplit implements Opcodes {
      * one-line report; throws naming the method when one cannot be brought under the limit.
      */
     static String split(ClassNode cn, int maxBytes, boolean sharedScratch) {
+        return split(cn, maxBytes, sharedScratch, Profile.allCold());
+    }
+
+    /**
+     * As {@link #split(ClassNode, int, boolean)}, choosing the regions to move by {@code heat}
+     * (counts per block of each method over the limit, as {@link #instrument} numbers them; written
+     * by build/outline-profile.sh): the coldest first, so that the code a run spends its time in
+     * keeps its place and is not reached through a call. {@link Profile#allCold()} chooses by size
+     * alone.
+     */
+    static String split(ClassNode cn, int maxBytes, boolean sharedScratch, Profile heat) {
+        return split(cn, maxBytes, sharedScratch, heat, false);
+    }
+
+    /**
+     * As {@link #split(ClassNode, int, boolean, Profile)}; {@code bySize} chooses by size alone and
+     * only counts, by {@code heat}, the hot regions it moved (what a profile saves).
+     */
+    static String split(
+            ClassNode cn, int maxBytes, boolean sharedScratch, Profile heat, boolean bySize) {
         if (maxBytes < 0) {
             throw new IllegalArgumentException(
                     "maxMethodBytes (" + maxBytes + ") must be >= 0 (0: off)");
@@ -76,9 +106,23 @@ final class SizeSplit implements Opcodes {
             }
         }
         int over = work.size();
+        Map<LabelNode, Long> labels = null;
+        long most = 0;
+        for (MethodNode m : work) {
+            long[] counts = heat.counts(m.name);
+            if (counts != null) {
+                most = Math.max(most, Arrays.stream(counts).max().orElse(0));
+                labels = labels == null ? new HashMap<>() : labels;
+                MethodSplitter s = new MethodSplitter(cn, m);
+                s.heat = labels;
+                s.recordHeat(counts);
+            }
+        }
         int moved = 0;
         int grouped = 0;
         int spilled = 0;
+        int bySizeFallback = 0;
+        int hotMoved = 0;
         List<MethodNode> added = new ArrayList<>();
         while (!work.isEmpty()) {
             MethodNode m = work.poll();
@@ -90,12 +134,26 @@ final class SizeSplit implements Opcodes {
                 int slot = sharedScratch ? InlineAccesses.memorySlot(m) : -1;
                 String name = freshName(names, m.name);
                 MethodSplitter splitter = new MethodSplitter(cn, m);
+                splitter.heat = labels;
+                splitter.hotCount = most / HOT_DIVISOR;
+                splitter.bySize = bySize;
                 MethodNode part = splitter.splitOne(maxBytes, size, name, slot);
                 if (part == null && SPILL && new MethodSplitter(cn, m).spillStacks()) {
                     spilled++;
                     size = measure(cn, m);
                     splitter = new MethodSplitter(cn, m);
+                    splitter.heat = labels;
+                    splitter.hotCount = most / HOT_DIVISOR;
+                    splitter.bySize = bySize;
                     part = splitter.splitOne(maxBytes, size, name, slot);
+                }
+                if (part == null && labels != null) {
+                    // what is left moves only as one large region: take it by size
+                    splitter = new MethodSplitter(cn, m);
+                    splitter.heat = labels;
+                    splitter.bySize = true;
+                    part = splitter.splitOne(maxBytes, size, name, slot);
+                    bySizeFallback += part != null ? 1 : 0;
                 }
                 if (part == null) {
                     if (DEBUG) {
@@ -115,6 +173,7 @@ final class SizeSplit implements Opcodes {
                 work.add(part);
                 moved++;
                 grouped += splitter.regionsMoved > 1 ? 1 : 0;
+                hotMoved += splitter.hotMoved;
             }
         }
         int now = 0;
@@ -128,15 +187,51 @@ final class SizeSplit implements Opcodes {
         return String.format(
                 Locale.ROOT,
                 "size split: %d methods over %d bytes, %d new methods (%d of them several regions"
-                        + " behind an entry switch), carried stacks spilled in %d methods;"
-                        + " largest method %d bytes, was %d%n",
+                        + " behind an entry switch, %d chosen by size where the coldest"
+                        + " could not move), %d hot regions moved (entered over 1/%d as often as"
+                        + " the profile's most frequent block), carried stacks spilled in %d"
+                        + " methods; largest method %d bytes, was %d%n",
                 over,
                 maxBytes,
                 moved,
                 grouped,
+                bySizeFallback,
+                hotMoved,
+                HOT_DIVISOR,
                 spilled,
                 now,
                 largest);
+    }
+
+    /**
+     * Instead of splitting, adds a block counter ({@code outlineCounts$NAME}, one per block) to
+     * every method over {@code maxBytes}, for the training run that writes the size profile ({@link
+     * #split(ClassNode, int, boolean, Profile)}): the same class the size step would start from, so
+     * its block numbers are the ones the step reads the counts by. A method whose counters would
+     * take it past the JVM's 65,535-byte limit counts only the blocks a region can start at.
+     */
+    static String instrument(ClassNode cn, int maxBytes) {
+        int methods = 0;
+        int counters = 0;
+        for (MethodNode m : new ArrayList<>(cn.methods)) {
+            int size = measure(cn, m);
+            if (size <= maxBytes) {
+                continue;
+            }
+            MethodSplitter s = new MethodSplitter(cn, m);
+            boolean emptyOnly = size + 6L * s.blocks() > 60_000;
+            if (DEBUG) {
+                System.err.println(m.name + " " + size + " bytes, " + s.blocks() + " blocks");
+            }
+            counters += s.instrumentBlocks(emptyOnly);
+            methods++;
+        }
+        return String.format(
+                Locale.ROOT,
+                "size profile: %d block counters in %d methods over %d bytes%n",
+                counters,
+                methods,
+                maxBytes);
     }
 
     private static IllegalStateException tooBig(

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sandjar.quickjs.internal.BlockMemory;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.MethodNode;
@@ -21,6 +27,7 @@ import org.objectweb.asm.tree.MethodNode;
  */
 class SizeSplitTest {
     private static final String NAME = SizeSynthetic.class.getName();
+    private static final String HEAT = HeatSynthetic.class.getName();
 
     private static final int STACK_LIMIT = 600;
     private static final int GROUP_LIMIT = 500;
@@ -118,6 +125,83 @@ class SizeSplitTest {
                     call(c, "loop", types, new BlockMemory(), 300, seed),
                     "seed " + seed);
         }
+    }
+
+    /** The size of {@code method} in {@code bytes}. */
+    private static int size(byte[] bytes, String method) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, ClassReader.SKIP_FRAMES);
+        return SizeSplit.measure(
+                cn,
+                cn.methods.stream().filter(m -> m.name.equals(method)).findFirst().orElseThrow());
+    }
+
+    @Test
+    void aSizeProfileKeepsTheHotCodeInPlaceAndMovesTheCold(@TempDir Path dir) throws Exception {
+        byte[] original = Rewritten.original(HeatSynthetic.class);
+        int limit = size(original, "hotCold") * 3 / 4;
+        // the training run: the same class with a counter per block of every method over the limit
+        StringBuilder report = new StringBuilder();
+        byte[] counting = Outliner.instrumentSize(original, limit, report);
+        assertTrue(report.toString().contains("block counters in"), report.toString());
+        Class<?> ci = Rewritten.load(HEAT, counting);
+        Class<?>[] types = {int.class, long.class};
+        for (long seed = 0; seed < 20; seed++) {
+            assertEquals(HeatSynthetic.hotCold(5000, seed), call(ci, "hotCold", types, 5000, seed));
+        }
+        Map<String, long[]> counts = new TreeMap<>();
+        for (Field f : ci.getDeclaredFields()) {
+            if (f.getName().startsWith("outlineCounts$")) {
+                f.setAccessible(true);
+                counts.put(f.getName().substring("outlineCounts$".length()), (long[]) f.get(null));
+            }
+        }
+        assertTrue(counts.containsKey("hotCold"), counts.keySet().toString());
+        // written sparse, as build/outline-profile.sh keeps it: a length line, then the non-zero
+        // ids
+        StringBuilder sparse = new StringBuilder();
+        counts.forEach(
+                (m, c) -> {
+                    sparse.append(m).append(' ').append(c.length).append('\n');
+                    for (int i = 0; i < c.length; i++) {
+                        if (c[i] != 0) {
+                            sparse.append(m).append(' ').append(i).append(' ').append(c[i]);
+                            sparse.append('\n');
+                        }
+                    }
+                });
+        Path file = dir.resolve("size-profile.txt");
+        Files.writeString(file, sparse);
+        Profile heat = Profile.read(file);
+
+        StringBuilder bySize = new StringBuilder();
+        byte[] a = Outliner.splitHuge(original, limit, false, bySize);
+        StringBuilder byHeat = new StringBuilder();
+        byte[] b = Outliner.splitHuge(original, limit, false, heat, byHeat);
+        allUnder(a, limit, bySize.toString());
+        allUnder(b, limit, byHeat.toString());
+        // by size the large hot arm moves (unmeasured without a profile: it reports none), with
+        // the profile only the cold part does, and the by-size class run through the profile's
+        // eyes moves a hot region
+        assertEquals(0, count(byHeat.toString(), "hot regions moved"), byHeat.toString());
+        StringBuilder judged = new StringBuilder();
+        judged.append(SizeSplit.split(readClass(original), limit, false, heat, true));
+        assertTrue(count(judged.toString(), "hot regions moved") >= 1, judged.toString());
+        Class<?> ca = Rewritten.load(HEAT, a);
+        Class<?> cb = Rewritten.load(HEAT, b);
+        for (long seed = 0; seed < 300; seed++) {
+            for (int n : new int[] {0, 1, 1023, 1024, 5000}) {
+                long want = HeatSynthetic.hotCold(n, seed);
+                assertEquals(want, call(ca, "hotCold", types, n, seed), n + " " + seed);
+                assertEquals(want, call(cb, "hotCold", types, n, seed), n + " " + seed);
+            }
+        }
+    }
+
+    private static ClassNode readClass(byte[] bytes) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, ClassReader.SKIP_FRAMES);
+        return cn;
     }
 
     @Test
