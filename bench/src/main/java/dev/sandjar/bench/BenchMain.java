@@ -469,6 +469,10 @@ public final class BenchMain {
     private List<String> javaCommand(
             String system, List<String> jvmArgs, String mainClass, String... args) {
         List<String> flags = new ArrayList<>(FORK_FLAGS);
+        if (system.equals(JsSystem.SANDJAR_NO_FLAGS)) {
+            flags.removeAll(JIT_FLAGS);
+            flags.remove(UNSAFE_FLAG);
+        }
         flags.add("-Dsandjar.bench.size=" + (Workloads.tiny() ? "tiny" : "full"));
         flags.addAll(jvmArgs);
         if (system.equals(GraalJit.SYSTEM)) {
@@ -608,6 +612,9 @@ public final class BenchMain {
         int large = 9;
         int busyThreads = 4;
         for (String s : systems) {
+            if (s.equals(JsSystem.SANDJAR_NO_FLAGS)) {
+                continue; // the same heap as Sandjar's: the flags change what the JIT compiles
+            }
             String[] idle =
                     runProcess(
                                     javaCommand(
@@ -1023,11 +1030,20 @@ public final class BenchMain {
     private record Column(String table, String title) {}
 
     private static final List<String> ALL =
-            List.of("sandjar", "graaljs", GraalJit.SYSTEM, "rhino", "quickjs4j", "v8");
+            List.of(
+                    "sandjar",
+                    JsSystem.SANDJAR_NO_FLAGS,
+                    "graaljs",
+                    GraalJit.SYSTEM,
+                    "rhino",
+                    "quickjs4j",
+                    "v8");
     private static final Map<String, String> LABEL =
             Map.of(
                     "sandjar",
                     "Sandjar",
+                    JsSystem.SANDJAR_NO_FLAGS,
+                    "Sandjar, no JVM flags",
                     "graaljs",
                     "GraalJS (interpreted)",
                     GraalJit.SYSTEM,
@@ -1214,6 +1230,19 @@ public final class BenchMain {
                 Double v8 = get(w, "v8");
                 if (own != null && v8 != null) {
                     target(w + " within 3x of the same wasm on V8", own / v8, 3.0, true, "x");
+                }
+            }
+            // Issue 35: with no JVM flags at all, each within 1.25x of the flagged figure
+            for (String w : Workloads.COMPUTE) {
+                Double own = get(w, "sandjar");
+                Double bare = get(w, JsSystem.SANDJAR_NO_FLAGS);
+                if (own != null && bare != null) {
+                    target(
+                            w + " with no JVM flags within 1.25x of the flagged",
+                            bare / own,
+                            1.25,
+                            true,
+                            "x");
                 }
             }
             for (String w : List.of("fib", "strings")) {

@@ -12,7 +12,14 @@ public interface JsSystem extends AutoCloseable {
      * The systems the bench's own JVM runs, in report order; {@link #create} also accepts {@link
      * GraalJit#SYSTEM}, which runs only in JVMs that {@link GraalJit} starts.
      */
-    List<String> NAMES = List.of("sandjar", "graaljs", "rhino", "quickjs4j");
+    List<String> NAMES = List.of("sandjar", "sandjar-noflags", "graaljs", "rhino", "quickjs4j");
+
+    /**
+     * Sandjar in a JVM started with none of {@code Sandbox.jvmFlags()} (nor, on JDK 24 and later,
+     * {@code --sun-misc-unsafe-memory-access=allow}): what a service that sets no flags gets
+     * (docs/jvm-flags.md, "No flags needed").
+     */
+    String SANDJAR_NO_FLAGS = "sandjar-noflags";
 
     String name();
 
@@ -41,6 +48,8 @@ public interface JsSystem extends AutoCloseable {
         switch (name) {
             case "sandjar":
                 return new SandjarSystem(threads);
+            case SANDJAR_NO_FLAGS:
+                return new SandjarSystem(threads, SANDJAR_NO_FLAGS);
             case "graaljs":
                 return new GraalSystem(false);
             case GraalJit.SYSTEM:

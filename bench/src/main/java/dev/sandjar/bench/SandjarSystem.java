@@ -18,14 +18,21 @@ public final class SandjarSystem implements JsSystem {
 
     private final Sandbox sandbox;
     private final ThreadLocal<RunStats> lastStats = new ThreadLocal<>();
+    private final String name;
 
     SandjarSystem(int poolSize) {
+        this(poolSize, "sandjar");
+    }
+
+    /** {@code name}: the column it reports in ({@link JsSystem#SANDJAR_NO_FLAGS} or sandjar). */
+    SandjarSystem(int poolSize, String name) {
         this.sandbox = Sandbox.builder().poolSize(poolSize).defaults(LIMITS).build();
+        this.name = name;
     }
 
     @Override
     public String name() {
-        return "sandjar";
+        return name;
     }
 
     /** The stats of the last run this thread made. */
