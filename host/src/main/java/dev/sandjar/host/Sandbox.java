@@ -122,10 +122,13 @@ public final class Sandbox implements AutoCloseable {
     }
 
     /**
-     * The JVM flags guest code needs (docs/jvm-flags.md): without the first three the engine's
-     * interpreter loop stays interpreted and guest code runs several times slower; without {@code
-     * -XX:-SplitIfBlocks} C2 on JDK 17 can miscompile guest code so that it computes wrong values.
-     * Start the JVM that runs sandboxes with all of them.
+     * The JVM flags of the tuned mode (docs/jvm-flags.md). None is needed: a JVM with HotSpot's
+     * defaults compiles the whole engine, and guest code runs within about 1.25x of the tuned speed
+     * (the bench's "no JVM flags" column). The first three ({@code -XX:-DontCompileHugeMethods} and
+     * C2's node limits) are optional tuning; {@code -XX:-SplitIfBlocks} is a precaution on JDK 17
+     * to 20 against a C2 fault not yet root-caused, and the engine logs one warning on those JDKs
+     * without it. Start the JVM with {@code -Dsandjar.jvmFlags=tuned} to be warned when any of them
+     * is missing.
      */
     public static List<String> jvmFlags() {
         return JitFlags.REQUIRED;

@@ -13,11 +13,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
 
 /**
- * QuickJS's interpreter loop compiles to one ~37 KB JVM method that HotSpot skips unless the first
- * three of these flags are set (docs/jvm-flags.md); without them guest code runs about 7x slower.
- * The fourth, {@code -XX:-SplitIfBlocks}, is for correctness: with split-if on, C2 on JDK 17
- * miscompiles the compiled guest code now and then (a guest load that reads a wrong value once,
- * around a deoptimization), and guest code computes wrong results.
+ * The JVM flags of the tuned mode (docs/jvm-flags.md). None is needed for speed: the build splits
+ * every method of the engine class under HotSpot's 8,000-byte limit for compiling, keeping the
+ * interpreter's hot paths in place, so a JVM with its defaults compiles all of it. The first three
+ * ({@code -XX:-DontCompileHugeMethods} and C2's node limits) are optional tuning. The fourth,
+ * {@code -XX:-SplitIfBlocks}, is a precaution on JDK 17 to 20: C2 there once miscompiled the guest
+ * code (a load reading a wrong value around a deoptimization) in a shape of the class the build no
+ * longer makes, and the fault is not yet root-caused, so the engine warns once on those JDKs when
+ * it is missing. A service that runs with all four sets {@code -Dsandjar.jvmFlags=tuned} to be
+ * warned when any is missing.
  */
 public final class JitFlags {
     /**
@@ -61,20 +65,46 @@ public final class JitFlags {
         return REQUIRED.stream().filter(f -> !args.contains(f)).toList();
     }
 
+    /** The precaution against JDK 17's C2 fault (see the class comment). */
+    static final String SPLIT_IF = "-XX:-SplitIfBlocks";
+
     static void warnOnce() {
         if (WARNED.compareAndSet(false, true)) {
-            List<String> missing = missing();
-            if (!missing.isEmpty()) {
-                Logger.getLogger(QuickJsEngine.class.getName())
-                        .warning(
-                                "Sandjar: start the JVM with "
-                                        + String.join(" ", missing)
-                                        + ": without -XX:-DontCompileHugeMethods and the node"
-                                        + " limits guest JavaScript runs interpreted and ~7x"
-                                        + " slower; without -XX:-SplitIfBlocks C2 on JDK 17 can"
-                                        + " miscompile it into wrong results (see"
-                                        + " docs/jvm-flags.md)");
-            }
+            warning(
+                            ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                            Runtime.version().feature(),
+                            System.getProperty("sandjar.jvmFlags", ""))
+                    .ifPresent(Logger.getLogger(QuickJsEngine.class.getName())::warning);
         }
+    }
+
+    /**
+     * The one warning a JVM with {@code args} on JDK {@code feature} gets, if any: with {@code
+     * mode} {@code tuned} (the service asked for the tuned mode), any of the flags missing;
+     * otherwise, on JDK 17 to 20, {@code -XX:-SplitIfBlocks} missing.
+     */
+    static Optional<String> warning(List<String> args, int feature, String mode) {
+        if (mode.equals("tuned")) {
+            List<String> missing = REQUIRED.stream().filter(f -> !args.contains(f)).toList();
+            return missing.isEmpty()
+                    ? Optional.empty()
+                    : Optional.of(
+                            "Sandjar: -Dsandjar.jvmFlags=tuned, but the JVM was started without "
+                                    + String.join(" ", missing)
+                                    + " (the tuned mode's flags are "
+                                    + String.join(" ", REQUIRED)
+                                    + "; see docs/jvm-flags.md)");
+        }
+        if (feature < 21 && !args.contains(SPLIT_IF)) {
+            return Optional.of(
+                    "Sandjar: on JDK "
+                            + feature
+                            + " start the JVM with "
+                            + SPLIT_IF
+                            + ": C2 on JDK 17 once miscompiled guest JavaScript into wrong values"
+                            + " with split-if on, and the fault is not yet root-caused (a"
+                            + " precaution; no other flag is needed, see docs/jvm-flags.md)");
+        }
+        return Optional.empty();
     }
 }

@@ -23,6 +23,26 @@ class JitFlagsTest {
     }
 
     @Test
+    void noFlagIsAskedForButTheJdk17PrecautionUnlessTheServiceAskedForTheTunedMode() {
+        List<String> none = List.of("-Xmx1g");
+        // JDK 21 and later: nothing to say without flags
+        assertEquals(java.util.Optional.empty(), JitFlags.warning(none, 25, ""));
+        assertEquals(java.util.Optional.empty(), JitFlags.warning(none, 21, ""));
+        // JDK 17: only the correctness precaution, named
+        String w17 = JitFlags.warning(none, 17, "").orElseThrow();
+        assertTrue(w17.contains("-XX:-SplitIfBlocks"), w17);
+        assertTrue(!w17.contains("DontCompileHugeMethods"), w17);
+        assertEquals(
+                java.util.Optional.empty(),
+                JitFlags.warning(List.of("-XX:-SplitIfBlocks"), 17, ""));
+        // the tuned mode: every missing flag named, on any JDK
+        String tuned = JitFlags.warning(List.of("-XX:-SplitIfBlocks"), 25, "tuned").orElseThrow();
+        assertTrue(tuned.contains("-XX:-DontCompileHugeMethods"), tuned);
+        assertTrue(tuned.contains("-XX:MaxNodeLimit=600000"), tuned);
+        assertEquals(java.util.Optional.empty(), JitFlags.warning(JitFlags.REQUIRED, 17, "tuned"));
+    }
+
+    @Test
     void theTestJvmRunsWithTheFlags() {
         // Surefire's argLine carries the same property; a test JVM without them would measure
         // and time an interpreted engine.
