@@ -85,6 +85,16 @@ public record CodeAnalysis(
     /** A position in the code, 1-based. */
     public record Position(int line, int column) {}
 
+    /**
+     * An id of the parser behind {@link Sandbox#analyze} (acorn and Sandjar's reading of its tree):
+     * while it stays the same, analyzing the same code gives the same result. A cache of analyses
+     * that outlives the process (the pack index, docs/packs.md) names it and drops what another
+     * parser found.
+     */
+    public static String parserId() {
+        return CodeAnalyzer.ParserId.ID;
+    }
+
     /** The specifiers the code imports statically, without repeats, in order. */
     public List<String> specifiers() {
         return imports.stream().map(Import::specifier).distinct().toList();

@@ -14,8 +14,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -397,6 +400,26 @@ final class CodeAnalyzer implements AutoCloseable {
         context = null;
         analyze = null;
         session = null;
+    }
+
+    /** SHA-256 of the parser's sources, computed on first use (acorn is 240 KB). */
+    static final class ParserId {
+        static final String ID = compute();
+
+        private ParserId() {}
+
+        private static String compute() {
+            try {
+                MessageDigest d = MessageDigest.getInstance("SHA-256");
+                for (String name : List.of("acorn.js", "analyzer.js")) {
+                    d.update(resource(name).getBytes(StandardCharsets.UTF_8));
+                    d.update((byte) 0);
+                }
+                return "sha256:" + HexFormat.of().formatHex(d.digest());
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JVM has no SHA-256", e);
+            }
+        }
     }
 
     static String resource(String name) {

@@ -45,7 +45,7 @@ final class CatalogSnapshot {
     private final Map<String, String> guarded; // node id -> source an untrusted pack serves
 
     private CatalogSnapshot(
-            Sandbox sandbox,
+            PackParses parses,
             HostModules hosts,
             WasmBudgets budgets,
             List<DiscoveredPack> found,
@@ -124,7 +124,7 @@ final class CatalogSnapshot {
                             n.id(),
                             n.npm() != null
                                     ? PackTrust.guardUnparsed(n.source(), withheld)
-                                    : PackTrust.guard(sandbox, n.source(), withheld));
+                                    : parses.guard(n.source(), withheld));
                 }
             }
         }
@@ -163,12 +163,13 @@ final class CatalogSnapshot {
             WasmBudgets budgets,
             List<DiscoveredPack> packs,
             TrustPolicy policy) {
-        return new CatalogSnapshot(sandbox, hosts, budgets, packs, Set.of(), policy, List.of());
+        return new CatalogSnapshot(
+                new PackParses(sandbox, null), hosts, budgets, packs, Set.of(), policy, List.of());
     }
 
     /** A search pass over {@code roots} (each a pack directory or a directory of packs). */
     static CatalogSnapshot discover(
-            Sandbox sandbox,
+            PackParses parses,
             List<SearchPath> roots,
             Path shippedRoot,
             HostModules hosts,
@@ -177,22 +178,22 @@ final class CatalogSnapshot {
         List<DiscoveredPack> found = new ArrayList<>();
         List<Diagnostic> diags = new ArrayList<>();
         if (shippedRoot != null) {
-            scan(sandbox, shippedRoot, true, hosts, found, diags);
+            scan(parses, shippedRoot, true, hosts, found, diags);
         }
         Set<DiscoveredPack> fromTrusted =
                 Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (SearchPath root : roots) {
             int before = found.size();
-            scan(sandbox, root.dir(), false, hosts, found, diags);
+            scan(parses, root.dir(), false, hosts, found, diags);
             if (root.trust() == Trust.TRUSTED) {
                 fromTrusted.addAll(found.subList(before, found.size()));
             }
         }
-        return new CatalogSnapshot(sandbox, hosts, budgets, found, fromTrusted, policy, diags);
+        return new CatalogSnapshot(parses, hosts, budgets, found, fromTrusted, policy, diags);
     }
 
     private static void scan(
-            Sandbox sandbox,
+            PackParses parses,
             Path root,
             boolean shipped,
             HostModules hosts,
@@ -213,7 +214,7 @@ final class CatalogSnapshot {
         }
         if (Files.exists(real.resolve("package.json"), LinkOption.NOFOLLOW_LINKS)) {
             Path name = real.getFileName();
-            add(sandbox, name == null ? "." : name.toString(), real, shipped, hosts, found);
+            add(parses, name == null ? "." : name.toString(), real, shipped, hosts, found);
             return;
         }
         List<Candidate> candidates = new ArrayList<>();
@@ -250,7 +251,7 @@ final class CatalogSnapshot {
             candidates = candidates.subList(0, MAX_PACKS_PER_PATH);
         }
         for (Candidate c : candidates) {
-            add(sandbox, c.label(), c.dir(), shipped, hosts, found);
+            add(parses, c.label(), c.dir(), shipped, hosts, found);
         }
     }
 
@@ -277,7 +278,7 @@ final class CatalogSnapshot {
     }
 
     private static void add(
-            Sandbox sandbox,
+            PackParses parses,
             String label,
             Path dir,
             boolean shipped,
@@ -289,7 +290,7 @@ final class CatalogSnapshot {
         } catch (IOException e) {
             return; // gone since it was listed
         }
-        DiscoveredPack p = PackDiscovery.discover(label, real, shipped, sandbox, hosts);
+        DiscoveredPack p = PackDiscovery.discover(label, real, shipped, parses, hosts);
         if (p != null) {
             found.add(p);
         }

@@ -35,6 +35,7 @@ public final class ModuleCatalog {
     private final boolean shipped;
     private final HostModules hosts;
     private final WasmBudgets budgets;
+    private final Path indexDirectory; // null: no pack index
     private volatile CatalogSnapshot snapshot;
 
     private ModuleCatalog(Builder b) {
@@ -44,6 +45,7 @@ public final class ModuleCatalog {
         this.shipped = b.shipped;
         this.hosts = b.hosts;
         this.budgets = b.budgets;
+        this.indexDirectory = b.indexDirectory;
         this.snapshot = discover();
     }
 
@@ -53,8 +55,17 @@ public final class ModuleCatalog {
     }
 
     private CatalogSnapshot discover() {
-        return CatalogSnapshot.discover(
-                sandbox, searchPaths, shipped ? ShippedPacks.root() : null, hosts, budgets, trust);
+        Path shippedRoot = shipped ? ShippedPacks.root() : null;
+        PackIndex index =
+                indexDirectory == null
+                        ? null
+                        : PackIndex.open(
+                                indexDirectory, PackIndex.configuration(shippedRoot, searchPaths));
+        PackParses parses = new PackParses(sandbox, index);
+        CatalogSnapshot s =
+                CatalogSnapshot.discover(parses, searchPaths, shippedRoot, hosts, budgets, trust);
+        parses.save();
+        return s;
     }
 
     /**
@@ -292,6 +303,19 @@ public final class ModuleCatalog {
                 functions);
     }
 
+    /**
+     * {@code $XDG_CACHE_HOME/sandjar/packs}, else {@code ~/.cache/sandjar/packs}: where the command
+     * line keeps its pack index.
+     */
+    public static Path defaultIndexDirectory() {
+        String xdg = System.getenv("XDG_CACHE_HOME");
+        Path base =
+                xdg != null && !xdg.isBlank()
+                        ? Path.of(xdg)
+                        : Path.of(System.getProperty("user.home"), ".cache");
+        return base.resolve("sandjar").resolve("packs");
+    }
+
     public static final class Builder {
         private final Sandbox sandbox;
         private final List<CatalogSnapshot.SearchPath> searchPaths = new ArrayList<>();
@@ -301,6 +325,7 @@ public final class ModuleCatalog {
         private boolean shipped = true;
         private HostModules hosts = HostModules.builtIn();
         private WasmBudgets budgets = WasmBudgets.DEFAULTS;
+        private Path indexDirectory;
 
         private Builder(Sandbox sandbox) {
             this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
@@ -414,6 +439,19 @@ public final class ModuleCatalog {
         /** Budgets for pack WebAssembly; {@link WasmBudgets#DEFAULTS} (the ceilings) by default. */
         public Builder wasmBudgets(WasmBudgets b) {
             this.budgets = Objects.requireNonNull(b, "budgets");
+            return this;
+        }
+
+        /**
+         * Keeps the pack index in {@code dir} (made if missing): what the sandbox's parser found in
+         * each pack file, by the file's SHA-256, so a discovery in a later process parses only the
+         * files that are new or changed. Every file is still read and checked; the index is
+         * authenticated with a key in the same directory, and one that fails the check is ignored
+         * and rebuilt (docs/packs.md, "The pack index"). Without it (the default) every discovery
+         * parses every file. {@link #defaultIndexDirectory()} is the command line's.
+         */
+        public Builder indexDirectory(Path dir) {
+            this.indexDirectory = Objects.requireNonNull(dir, "dir");
             return this;
         }
 

@@ -1,7 +1,6 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.CodeAnalysis;
-import dev.sandjar.host.Sandbox;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -30,7 +29,7 @@ final class PackDiscovery {
     private final String label;
     private final Path dir;
     private final boolean shipped;
-    private final Sandbox sandbox;
+    private final PackParses parses;
     private final HostModules hosts;
     private final PackFiles files;
     private final List<Diagnostic> diagnostics = new ArrayList<>();
@@ -40,11 +39,11 @@ final class PackDiscovery {
     private final Map<String, DiscoveredPack.Node> nodes = new LinkedHashMap<>();
 
     private PackDiscovery(
-            String label, Path dir, boolean shipped, Sandbox sandbox, HostModules hosts) {
+            String label, Path dir, boolean shipped, PackParses parses, HostModules hosts) {
         this.label = label;
         this.dir = dir;
         this.shipped = shipped;
-        this.sandbox = sandbox;
+        this.parses = parses;
         this.hosts = hosts;
         this.files = new PackFiles(dir);
         this.pack = label;
@@ -52,8 +51,8 @@ final class PackDiscovery {
 
     /** The pack in {@code dir} (a real path), or null when its package.json declares no pack. */
     static DiscoveredPack discover(
-            String label, Path dir, boolean shipped, Sandbox sandbox, HostModules hosts) {
-        return new PackDiscovery(label, dir, shipped, sandbox, hosts).run();
+            String label, Path dir, boolean shipped, PackParses parses, HostModules hosts) {
+        return new PackDiscovery(label, dir, shipped, parses, hosts).run();
     }
 
     private void error(String code, String where, String message) {
@@ -118,7 +117,7 @@ final class PackDiscovery {
         for (String f : m.internal()) {
             jsFiles.put(f, fileId(f));
         }
-        PackImports importCheck = new PackImports(pack, m, sandbox, diagnostics, badNodes);
+        PackImports importCheck = new PackImports(pack, m, parses, diagnostics, badNodes);
         Map<String, CodeAnalysis> analyses = new LinkedHashMap<>();
         Map<String, String> sources = new HashMap<>();
         Map<String, byte[]> raw = new HashMap<>();

@@ -1,7 +1,6 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.CodeAnalysis;
-import dev.sandjar.host.Sandbox;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -11,28 +10,29 @@ import java.util.Map;
 
 /**
  * The JavaScript half of discovering one pack, which runs none of it: each authored file is parsed
- * by the sandbox's own parser; syntax errors, {@code import()} and {@code require()} are refused;
- * every static import must resolve to a node of the same pack (a declared sibling file, or one of
- * the pack's own modules by its specifier); every file on an import cycle is refused. Findings go
- * to the discovery's diagnostics, and a refused file's node id to {@code badNodes} with the reason,
- * which withholds every module whose graph reaches it.
+ * by the sandbox's own parser (or its findings come from the pack index, {@link PackParses});
+ * syntax errors, {@code import()} and {@code require()} are refused; every static import must
+ * resolve to a node of the same pack (a declared sibling file, or one of the pack's own modules by
+ * its specifier); every file on an import cycle is refused. Findings go to the discovery's
+ * diagnostics, and a refused file's node id to {@code badNodes} with the reason, which withholds
+ * every module whose graph reaches it.
  */
 final class PackImports {
     private final String pack;
     private final PackManifest m;
-    private final Sandbox sandbox;
+    private final PackParses parses;
     private final List<Diagnostic> diagnostics;
     private final Map<String, String> badNodes;
 
     PackImports(
             String pack,
             PackManifest m,
-            Sandbox sandbox,
+            PackParses parses,
             List<Diagnostic> diagnostics,
             Map<String, String> badNodes) {
         this.pack = pack;
         this.m = m;
-        this.sandbox = sandbox;
+        this.parses = parses;
         this.diagnostics = diagnostics;
         this.badNodes = badNodes;
     }
@@ -44,7 +44,7 @@ final class PackImports {
     CodeAnalysis analyze(String file, String source) {
         CodeAnalysis a;
         try {
-            a = sandbox.analyze(source);
+            a = parses.analyze(source);
         } catch (RuntimeException e) {
             error("js-unanalyzable", file, "could not be parsed: " + e.getMessage());
             badNodes.put(fileId(file), file + " was refused (js-unanalyzable)");

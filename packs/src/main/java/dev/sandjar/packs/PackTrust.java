@@ -1,11 +1,11 @@
 package dev.sandjar.packs;
 
 import dev.sandjar.host.CodeAnalysis;
-import dev.sandjar.host.Sandbox;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -149,7 +149,8 @@ final class PackTrust {
      * {@code source} as an untrusted pack serves it: with the guard on its first line. The guard
      * always imports the guard module; it declares shadows only for the names the file can name.
      */
-    static String guard(Sandbox sandbox, String source, Set<String> withheld) {
+    static String guard(
+            Function<String, CodeAnalysis> parser, String source, Set<String> withheld) {
         Set<String> names = namable(source, withheld);
         // Each round drops one name the file declares itself; the parser reports the first only.
         for (int round = 0; round <= withheld.size() + GLOBAL_OBJECT_NAMES.size(); round++) {
@@ -157,7 +158,7 @@ final class PackTrust {
                 return prefix(names) + source; // declares nothing: cannot collide
             }
             String guarded = prefix(names) + source;
-            CodeAnalysis a = sandbox.analyze(guarded);
+            CodeAnalysis a = parser.apply(guarded);
             if (a.syntaxError() == null) {
                 return guarded;
             }

@@ -276,8 +276,15 @@ public final class SandjarCli {
         }
     }
 
+    /**
+     * The catalog of the shipped packs and {@code packs}, with the pack index in the user's cache
+     * (docs/packs.md, "The pack index"): a later command parses only pack files that changed.
+     */
     static ModuleCatalog catalog(Sandbox sandbox, List<PackPath> packs) {
-        ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
+        ModuleCatalog.Builder b =
+                ModuleCatalog.builder(sandbox)
+                        .shippedPacks(true)
+                        .indexDirectory(ModuleCatalog.defaultIndexDirectory());
         packs.forEach(p -> b.searchPath(p.dir(), p.trust()));
         return b.build();
     }

@@ -3,6 +3,7 @@ package dev.sandjar.server.cli;
 import dev.sandjar.bridges.secrets.SecretStore;
 import dev.sandjar.bridges.video.VideoConfig;
 import dev.sandjar.host.HostIsolation;
+import dev.sandjar.packs.ModuleCatalog;
 import dev.sandjar.server.SandjarServer;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -58,7 +59,8 @@ final class ServeCommand {
     private ServeCommand() {}
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        SandjarServer.Builder b = SandjarServer.builder();
+        SandjarServer.Builder b =
+                SandjarServer.builder().packIndex(ModuleCatalog.defaultIndexDirectory());
         boolean tokensFile = false;
         for (int i = 1; i < args.length; i++) {
             String a = args[i];

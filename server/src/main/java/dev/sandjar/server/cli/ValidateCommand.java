@@ -189,9 +189,7 @@ final class ValidateCommand {
         @Override
         public String problem(String specifier) {
             if (catalog == null) {
-                ModuleCatalog.Builder b = ModuleCatalog.builder(sandbox).shippedPacks(true);
-                packs.forEach(p -> b.searchPath(p.dir(), p.trust()));
-                catalog = b.build();
+                catalog = SandjarCli.catalog(sandbox, packs);
             }
             CatalogResolution r =
                     catalog.resolveForExecution(List.of(ModuleDeclaration.of(specifier)));
