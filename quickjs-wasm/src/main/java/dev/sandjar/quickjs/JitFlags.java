@@ -70,11 +70,14 @@ public final class JitFlags {
 
     static void warnOnce() {
         if (WARNED.compareAndSet(false, true)) {
-            warning(
+            Optional<String> w =
+                    warning(
                             ManagementFactory.getRuntimeMXBean().getInputArguments(),
                             Runtime.version().feature(),
-                            System.getProperty("sandjar.jvmFlags", ""))
-                    .ifPresent(Logger.getLogger(QuickJsEngine.class.getName())::warning);
+                            System.getProperty("sandjar.jvmFlags", ""));
+            if (w.isPresent()) { // logged from here, so the record names JitFlags as its source
+                Logger.getLogger(QuickJsEngine.class.getName()).warning(w.get());
+            }
         }
     }
 
