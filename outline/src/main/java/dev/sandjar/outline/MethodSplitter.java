@@ -437,6 +437,12 @@ final class MethodSplitter implements Opcodes {
             l.add(new InsnNode(LASTORE));
             mn.instructions.insert(insns[starts.get(c.get(id))], l);
         }
+        allocateInClinit(field, c.size());
+        return c.size();
+    }
+
+    /** Makes the class's static initializer allocate the counter array {@code field}. */
+    private void allocateInClinit(String field, int length) {
         MethodNode clinit = null;
         for (MethodNode m : owner.methods) {
             if (m.name.equals("<clinit>")) {
@@ -449,11 +455,10 @@ final class MethodSplitter implements Opcodes {
             owner.methods.add(clinit);
         }
         InsnList init = new InsnList();
-        init.add(new LdcInsnNode(c.size()));
+        init.add(new LdcInsnNode(length));
         init.add(new IntInsnNode(NEWARRAY, T_LONG));
         init.add(new FieldInsnNode(PUTSTATIC, owner.name, field, "[J"));
         clinit.instructions.insert(init);
-        return c.size();
     }
 
     /**
@@ -492,22 +497,7 @@ final class MethodSplitter implements Opcodes {
             l.add(new MethodInsnNode(INVOKESTATIC, owner.name, count.name, "(I)V", false));
             mn.instructions.insert(firstLabel(b), l);
         }
-        MethodNode clinit = null;
-        for (MethodNode m : owner.methods) {
-            if (m.name.equals("<clinit>")) {
-                clinit = m;
-            }
-        }
-        if (clinit == null) {
-            clinit = new MethodNode(ACC_STATIC, "<clinit>", "()V", null, null);
-            clinit.instructions.add(new InsnNode(RETURN));
-            owner.methods.add(clinit);
-        }
-        InsnList init = new InsnList();
-        init.add(new LdcInsnNode(nb));
-        init.add(new IntInsnNode(NEWARRAY, T_LONG));
-        init.add(new FieldInsnNode(PUTSTATIC, owner.name, field, "[J"));
-        clinit.instructions.insert(init);
+        allocateInClinit(field, nb);
         return nb;
     }
 
