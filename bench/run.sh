@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
-#   bench/run.sh quick   # one fork per system, short iterations: about 10 minutes on 2 cores
+#   bench/run.sh quick   # one fork per system, short iterations: about 13 minutes on 2 cores
 #   bench/run.sh full    # three forks per system, longer iterations: about 65 minutes
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 2 minutes
 #
