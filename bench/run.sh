@@ -2,7 +2,7 @@
 # Runs the benchmark comparison and writes bench/results/latest.md.
 #
 #   bench/run.sh quick   # one fork per system, short iterations: about 13 minutes on 2 cores
-#   bench/run.sh full    # three forks per system, longer iterations: about 65 minutes
+#   bench/run.sh full    # three forks per system, longer iterations: about 85 minutes
 #   bench/run.sh smoke   # tiny workloads, one short iteration: checks the harness in about 2 minutes
 #
 # A fork is one JVM per system: a shared warm-up over every workload, then all of that system's
